@@ -1,0 +1,103 @@
+# kwatch: the one entry point.  `make help` lists the targets.
+#
+# Expensive outputs (kernel tree and build, ccache, rootfs, image, VM runs)
+# live in $(KWATCH_CACHE), outside the checkout; small userspace outputs in
+# build/.  Every target installs the Debian packages it needs first.
+
+KWATCH_CACHE ?= /var/cache/kwatch
+export KWATCH_CACHE
+SUITE ?= all
+
+CC := gcc
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+B := build
+
+KSRC := $(KWATCH_CACHE)/src/linux
+
+.PHONY: help deps kernel-tree series-export series-reset series-status \
+	kernel modules rootfs image host check unit checkpatch test vm-test \
+	vm run clean
+
+help:
+	@echo "make test            everything: host checks, then the VM suites (SUITE=name[,name] picks suites)"
+	@echo "make check           host only: cmocka unit tests, checkpatch --strict over kernel-series/"
+	@echo "make run             boot the guest and show what the platform offers"
+	@echo "make vm              boot the guest with a root shell on the console (Ctrl-a x quits)"
+	@echo "make kernel          apply kernel-series/ and build the test kernel"
+	@echo "make kernel-tree     make $(KSRC) an editable git tree with the series applied"
+	@echo "make series-export   turn the commits in that tree back into kernel-series/*.patch"
+	@echo "make series-reset    drop local work in the tree and re-apply kernel-series/"
+	@echo "make series-status   show the tree's state against kernel-series/"
+	@echo "KWATCH_CACHE=$(KWATCH_CACHE) holds the kernel tree, builds, ccache, rootfs and VM runs"
+
+deps:
+	@scripts/deps.sh
+
+# --- kernel series and kernel ------------------------------------------------
+
+kernel-tree: deps
+	@scripts/series.sh tree
+
+series-export:
+	@scripts/series.sh export
+
+series-reset: deps
+	@scripts/series.sh reset
+
+series-status:
+	@scripts/series.sh status
+
+kernel: kernel-tree
+	@scripts/kernel.sh build
+
+modules: kernel
+	@scripts/modules.sh
+
+rootfs: deps
+	@scripts/rootfs.sh >/dev/null
+
+image: modules host
+	@scripts/image.sh >/dev/null
+
+# --- host userspace -----------------------------------------------------------
+
+HOST_BINS := $(B)/host/ktap-summary
+
+host: deps $(HOST_BINS)
+
+$(B)/host/ktap-summary: tests/runner/ktap-summary.c tests/runner/ktap.c tests/runner/ktap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -o $@ tests/runner/ktap-summary.c tests/runner/ktap.c
+
+# --- tests --------------------------------------------------------------------
+
+UNIT_TESTS := $(B)/unit/test_ktap
+
+$(B)/unit/test_ktap: tests/unit/test_ktap.c tests/runner/ktap.c tests/runner/ktap.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) -o $@ tests/unit/test_ktap.c tests/runner/ktap.c -lcmocka
+
+unit: deps $(UNIT_TESTS)
+	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
+
+checkpatch: kernel-tree
+	@scripts/checkpatch.sh
+
+check: unit checkpatch
+
+vm-test: image
+	@scripts/vm.sh test $(SUITE)
+
+test: check
+	@$(MAKE) --no-print-directory vm-test SUITE=$(SUITE)
+
+vm: image
+	@scripts/vm.sh shell
+
+run: image
+	@scripts/vm.sh run
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,88 @@
+# shellcheck shell=bash
+# Common settings and helpers for the kwatch build and test scripts.
+# Sourced, never run.  Every path can be overridden from the environment.
+
+set -euo pipefail
+
+KWATCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KWATCH_CACHE=${KWATCH_CACHE:-/var/cache/kwatch}
+KWATCH_JOBS=${KWATCH_JOBS:-$(($(nproc) + 1))}
+
+KSRC=$KWATCH_CACHE/src/linux		# git tree: pristine base + kernel-series
+KBUILD=$KWATCH_CACHE/build/linux	# out-of-tree kernel build (O=)
+KMODBUILD=$KWATCH_CACHE/build/modules	# out-of-tree test modules
+ROOTFS_DIR=$KWATCH_CACHE/rootfs		# cached Debian rootfs tarballs
+IMAGE_DIR=$KWATCH_CACHE/image		# guest disk image and its staging tree
+RUNS_DIR=$KWATCH_CACHE/runs		# one directory per VM run: console log, KTAP
+export CCACHE_DIR=${CCACHE_DIR:-$KWATCH_CACHE/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+
+LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+SERIES_DIR=$KWATCH_TOP/kernel-series
+KCONFIG_FRAGMENT=$SERIES_DIR/kwatch.config
+KMAKE=(make -C "$KSRC" O="$KBUILD" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
+
+_kw_t0=${_kw_t0:-$(date +%s)}
+export _kw_t0
+
+elapsed() {
+	local s=$(($(date +%s) - _kw_t0))
+	printf '%dm%02ds' $((s / 60)) $((s % 60))
+}
+
+# Progress and diagnostics go to stderr so that stdout stays usable.
+say() { printf '[%s %s] %s\n' "${KW_STEP:-kwatch}" "$(elapsed)" "$*" >&2; }
+die() { printf '[%s] error: %s\n' "${KW_STEP:-kwatch}" "$*" >&2; exit 1; }
+
+# run_logged LOG LABEL CMD...: run CMD with its output in LOG, printing a
+# progress line every 30 s (lines of the log and elapsed time) so that
+# nothing sits silent for minutes; on failure show the log's tail.
+run_logged() {
+	local log=$1 label=$2 pid rc t0 total=${KW_PROGRESS_TOTAL:-}
+	shift 2
+	t0=$(date +%s)
+	"$@" >"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		local i=0
+		while ((i < 30)) && kill -0 "$pid" 2>/dev/null; do
+			sleep 1
+			i=$((i + 1))
+		done
+		kill -0 "$pid" 2>/dev/null || break
+		local n d=$(($(date +%s) - t0))
+		n=$(grep -cE "${KW_PROGRESS_RE:-.}" "$log" || true)
+		if [ -n "$total" ]; then
+			say "$label: $n/~$total, $((d / 60))m$((d % 60))s"
+		else
+			say "$label: $n lines of output, $((d / 60))m$((d % 60))s"
+		fi
+	done
+	rc=0
+	wait "$pid" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$log" >&2
+		die "$label failed (exit $rc); full log: $log"
+	fi
+}
+
+# The hash of everything that defines the patched tree: the series file and
+# the patches it names, in order.
+series_hash() {
+	(
+		cd "$SERIES_DIR"
+		cat series
+		while read -r p; do
+			case $p in ''|'#'*) continue ;; esac
+			cat "$p"
+		done <series
+	) | sha256sum | cut -c1-16
+}
+
+series_patches() {
+	local p
+	while read -r p; do
+		case $p in ''|'#'*) continue ;; esac
+		echo "$SERIES_DIR/$p"
+	done <"$SERIES_DIR/series"
+}

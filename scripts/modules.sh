@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Build the out-of-tree test modules (tests/modules/*/) against the kernel
+# build, in $KMODBUILD so that the checkout stays clean.  Prints nothing on
+# stdout; the .ko files end up in $KMODBUILD/ko/.
+. "$(dirname "$0")/lib.sh"
+KW_STEP=modules
+
+mkdir -p "$KMODBUILD/ko"
+for dir in "$KWATCH_TOP"/tests/modules/*/; do
+	[ -f "$dir/Kbuild" ] || continue
+	name=$(basename "$dir")
+	out=$KMODBUILD/$name
+	mkdir -p "$out"
+	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+		--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
+		"$dir" "$out/" --filter='protect *.o' --filter='protect *.ko' \
+		--filter='protect .*.cmd' --filter='protect *.mod*' \
+		--filter='protect modules.order' --filter='protect Module.symvers'
+	log=$out/.kwatch-build.log
+	if ! "${KMAKE[@]}" M="$out" W=1 KCFLAGS=-Werror modules >"$log" 2>&1; then
+		cat "$log" >&2
+		die "test modules in tests/modules/$name failed to build"
+	fi
+	cp "$out"/*.ko "$KMODBUILD/ko/"
+done

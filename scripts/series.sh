@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# The kernel-series workflow.
+#
+#   series.sh tree    make $KSRC a git tree of the installed linux-source
+#                     (first commit: the pristine tarball, tag kwatch-base)
+#                     with kernel-series/ applied by `git am`
+#   series.sh export  turn the commits on top of kwatch-base back into
+#                     kernel-series/NNNN-*.patch and the series file
+#   series.sh reset   throw away local work in $KSRC and re-apply the series
+#   series.sh status  show what the tree holds compared with kernel-series/
+. "$(dirname "$0")/lib.sh"
+KW_STEP=series
+
+STATE=$KSRC/.git/kwatch-applied	# "<series hash> <head commit>" at apply time
+
+base_version() { cat "$SERIES_DIR/BASE"; }
+
+tree_version() {
+	local v p s
+	v=$(sed -n 's/^VERSION = //p' "$KSRC/Makefile")
+	p=$(sed -n 's/^PATCHLEVEL = //p' "$KSRC/Makefile")
+	s=$(sed -n 's/^SUBLEVEL = //p' "$KSRC/Makefile")
+	echo "$v.$p.$s"
+}
+
+tarball_id() { stat -c '%s %Y' "$LINUX_TARBALL"; }
+
+git_k() { git -C "$KSRC" "$@"; }
+
+extract() {
+	[ -f "$LINUX_TARBALL" ] || die "$LINUX_TARBALL not found: install linux-source-6.1 (make deps)"
+	local tmp=$KWATCH_CACHE/src/.extract.$$
+	say "extracting $LINUX_TARBALL"
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	tar -C "$tmp" -xf "$LINUX_TARBALL"
+	rm -rf "$KSRC"
+	mv "$tmp"/linux-source-* "$KSRC"
+	rmdir "$tmp"
+}
+
+init_git() {
+	say "making $KSRC a git tree (base commit: linux-source $(tree_version))"
+	git_k init -q -b kwatch
+	git_k config user.name "kwatch pipeline"
+	git_k config user.email "kwatch@localhost"
+	git_k config core.autocrlf false
+	git_k config gc.auto 0
+	# Debian's .gitignore ignores the whole top level: add everything by force.
+	git_k add -A -f
+	git_k commit -q -m "Linux $(tree_version) (Debian linux-source-6.1, pristine)"
+	git_k tag kwatch-base
+	tarball_id >"$KSRC/.git/kwatch-tarball"
+}
+
+apply_series() {
+	local h
+	h=$(series_hash)
+	git_k am --abort >/dev/null 2>&1 || true
+	git_k checkout -q -f -B kwatch kwatch-base
+	git_k clean -q -fdx
+	local n=0 p
+	while read -r p; do
+		n=$((n + 1))
+		if ! git_k am -q --keep-cr "$p" >/dev/null 2>"$KSRC/.git/kwatch-am.log"; then
+			git_k am --abort >/dev/null 2>&1 || true
+			cat "$KSRC/.git/kwatch-am.log" >&2
+			if [ "$(tree_version)" != "$(base_version)" ]; then
+				die "kernel-series/ was made on linux-source $(base_version) but $(tree_version) is installed, and $(basename "$p") does not apply to it. Rebase the series on $(tree_version) (make kernel-tree, fix, make series-export) or install linux-source $(base_version)."
+			fi
+			die "$(basename "$p") does not apply to linux-source $(tree_version)"
+		fi
+	done < <(series_patches)
+	echo "$h $(git_k rev-parse HEAD)" >"$STATE"
+	say "applied $n patches from kernel-series/ to linux-source $(tree_version)"
+}
+
+cmd_tree() {
+	mkdir -p "$KWATCH_CACHE/src"
+	if [ ! -d "$KSRC/.git" ] || ! git_k rev-parse -q --verify kwatch-base >/dev/null; then
+		extract
+		init_git
+	elif [ "$(cat "$KSRC/.git/kwatch-tarball" 2>/dev/null)" != "$(tarball_id)" ]; then
+		if [ -f "$STATE" ] && [ "$(git_k rev-parse HEAD)" != "$(cut -d' ' -f2 "$STATE")" ]; then
+			die "$LINUX_TARBALL changed but $KSRC has unexported commits: run 'make series-export' first"
+		fi
+		say "$LINUX_TARBALL changed since the tree was made: starting again"
+		extract
+		init_git
+	fi
+	if [ "$(tree_version)" != "$(base_version)" ]; then
+		say "warning: kernel-series/ was made on $(base_version), the installed linux-source is $(tree_version)"
+	fi
+
+	local want have_h have_c head
+	want=$(series_hash)
+	have_h=none
+	have_c=none
+	[ -f "$STATE" ] && read -r have_h have_c <"$STATE"
+	head=$(git_k rev-parse HEAD)
+	if [ "$want" = "$have_h" ]; then
+		# The series has not changed since it was applied: whatever the
+		# developer did in the tree since (commits, edits) is built.
+		local extra dirty
+		extra=$(git_k rev-list --count "$have_c..HEAD" 2>/dev/null || echo "?")
+		dirty=$(git_k status --porcelain --untracked-files=no | wc -l)
+		if [ "$extra" != 0 ] || [ "$dirty" != 0 ]; then
+			say "building $KSRC with local work: $extra commits not in kernel-series/, $dirty changed files (make series-export saves them)"
+		fi
+		return 0
+	fi
+	if [ "$have_c" != none ] && { [ "$head" != "$have_c" ] ||
+		[ -n "$(git_k status --porcelain --untracked-files=no)" ]; }; then
+		die "kernel-series/ changed, and $KSRC also has local work that is not in it. Save it with 'make series-export' (then merge by hand) or drop it with 'make series-reset'."
+	fi
+	apply_series
+}
+
+cmd_export() {
+	[ -d "$KSRC/.git" ] || die "no kernel tree: run 'make kernel-tree' first"
+	[ -z "$(git_k status --porcelain --untracked-files=no)" ] ||
+		die "$KSRC has uncommitted changes: commit them (git -C $KSRC commit) and export again"
+	local tmp
+	tmp=$(mktemp -d)
+	git_k format-patch -q --no-signature --zero-commit -N -o "$tmp" kwatch-base..HEAD
+	find "$SERIES_DIR" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
+	local n=0
+	{
+		echo "# kernel-series: applied in this order by 'git am' on linux-source $(base_version)"
+		for p in "$tmp"/*.patch; do
+			[ -e "$p" ] || continue
+			mv "$p" "$SERIES_DIR/"
+			basename "$p"
+			n=$((n + 1))
+		done
+	} >"$SERIES_DIR/series"
+	rmdir "$tmp" 2>/dev/null || rm -rf "$tmp"
+	echo "$(series_hash) $(git_k rev-parse HEAD)" >"$STATE"
+	say "exported $n patches to kernel-series/ (review with git diff, then commit)"
+}
+
+cmd_reset() {
+	[ -d "$KSRC/.git" ] || { cmd_tree; return; }
+	say "discarding local work in $KSRC"
+	apply_series
+}
+
+cmd_status() {
+	local have_h have_c
+	have_h=none
+	have_c=none
+	[ -f "$STATE" ] && read -r have_h have_c <"$STATE"
+	echo "tree:      $KSRC (linux-source $(tree_version), series made on $(base_version))"
+	echo "series:    $(series_hash) (applied: $have_h)"
+	echo "local:     $(git_k rev-list --count "$have_c..HEAD" 2>/dev/null || echo '?') commits not exported"
+	git_k status --short --untracked-files=no
+}
+
+case ${1:-tree} in
+tree) cmd_tree ;;
+export) cmd_export ;;
+reset) cmd_reset ;;
+status) cmd_status ;;
+*) die "usage: $0 tree|export|reset|status" ;;
+esac

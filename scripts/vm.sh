@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Boot the guest under QEMU (TCG: no KVM here).
+#
+#   vm.sh shell           interactive: root shell on the serial console
+#                         (Ctrl-a x quits QEMU)
+#   vm.sh run             boot and show what the guest offers
+#   vm.sh test SUITES     run the guest suites (comma list or "all"), collect
+#                         their KTAP over virtio-serial, print the summary
+#
+# Each run gets a directory under $RUNS_DIR with the console log, the KTAP,
+# the event stream port's output and a throw-away qcow2 overlay of the image.
+. "$(dirname "$0")/lib.sh"
+KW_STEP=vm
+
+KERNEL=$KBUILD/arch/x86/boot/bzImage
+IMG=$IMAGE_DIR/kwatch.img
+VM_MEM=${KWATCH_VM_MEM:-2G}
+VM_CPUS=${KWATCH_VM_CPUS:-2}
+VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-900}
+SUMMARY=${KWATCH_KTAP_SUMMARY:-$KWATCH_TOP/build/host/ktap-summary}
+CMDLINE_BASE="root=/dev/vda rw console=ttyS0,115200 panic=-1 kasan_multi_shot net.ifnames=0 ${KWATCH_CMDLINE:-}"
+
+[ -f "$KERNEL" ] || die "no kernel at $KERNEL: run 'make kernel'"
+[ -f "$IMG" ] || die "no image at $IMG: run 'make image'"
+
+new_run_dir() {
+	local d
+	d=$RUNS_DIR/$(date +%Y%m%d-%H%M%S)-$1
+	mkdir -p "$d"
+	qemu-img create -q -f qcow2 -F raw -b "$IMG" "$d/disk.qcow2"
+	# Keep the last 20 runs.
+	ls -1dt "$RUNS_DIR"/*/ 2>/dev/null | tail -n +21 | xargs -r rm -rf
+	echo "$d"
+}
+
+qemu_args() {
+	local run=$1
+	QEMU=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max
+		-smp "$VM_CPUS" -m "$VM_MEM" -nographic -no-reboot -nic none
+		-kernel "$KERNEL"
+		-drive "file=$run/disk.qcow2,if=virtio,format=qcow2,cache=unsafe"
+		-device virtio-rng-pci
+		-device virtio-serial-pci
+		-chardev "file,id=results,path=$run/ktap.txt"
+		-device "virtserialport,chardev=results,name=org.kwatch.results"
+		-chardev "file,id=events,path=$run/events.ndjson"
+		-device "virtserialport,chardev=events,name=org.kwatch.events")
+}
+
+cmd_shell() {
+	local run
+	run=$(new_run_dir shell)
+	qemu_args "$run"
+	say "booting $(cat "$KBUILD/include/config/kernel.release") (TCG, $VM_CPUS vCPUs, $VM_MEM); Ctrl-a x quits; logs in $run"
+	exec "${QEMU[@]}" -serial mon:stdio -append "$CMDLINE_BASE"
+}
+
+cmd_test() {
+	local suites=${1:-all} run pid t0 shown=0 last_beat rc=0 verdict
+	run=$(new_run_dir "${suites//,/+}")
+	qemu_args "$run"
+	: >"$run/ktap.txt"
+	say "booting the guest for suite(s) '$suites' (TCG, $VM_CPUS vCPUs); run dir $run"
+	t0=$(date +%s)
+	last_beat=$t0
+	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" -serial "file:$run/console.log" \
+		-append "$CMDLINE_BASE kwatch.suite=$suites" >"$run/qemu.log" 2>&1 &
+	pid=$!
+	# Show results as they arrive, and a heartbeat while there are none.
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		local n
+		n=$(wc -l <"$run/ktap.txt")
+		if [ "$n" -gt "$shown" ]; then
+			sed -n "$((shown + 1)),${n}p" "$run/ktap.txt" |
+				grep -E '^ *(not ok|ok) ' | sed 's/^/  /' >&2 || true
+			shown=$n
+			last_beat=$(date +%s)
+		elif [ $(($(date +%s) - last_beat)) -ge 30 ]; then
+			say "guest running, $(($(date +%s) - t0))s; console: $(tail -n1 "$run/console.log" 2>/dev/null | tr -cd '[:print:]' | cut -c1-90)"
+			last_beat=$(date +%s)
+		fi
+	done
+	wait "$pid" || rc=$?
+	local secs=$(($(date +%s) - t0))
+
+	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+		say "the guest did not finish within ${VM_TIMEOUT}s: killed"
+	elif grep -q 'Kernel panic' "$run/console.log" 2>/dev/null; then
+		say "the guest kernel panicked:"
+		grep -m1 -A3 'Kernel panic' "$run/console.log" >&2
+	elif [ "$rc" -ne 0 ]; then
+		say "qemu exited with $rc: $(tail -n3 "$run/qemu.log")"
+	fi
+	local boot
+	boot=$(grep -o 'kwatch-boot-seconds: [0-9.]*' "$run/ktap.txt" | head -n1 | cut -d' ' -f2)
+	[ -n "$boot" ] && say "boot to multi-user: ${boot}s of guest time (budget 30s); whole run ${secs}s"
+	verdict=0
+	"$SUMMARY" "$run/ktap.txt" || verdict=$?
+	if [ $verdict -ne 0 ]; then
+		[ $verdict -eq 2 ] && echo "the KTAP stream is empty or cut short: the guest hung, panicked or never ran the suites" >&2
+		echo "console log: $run/console.log" >&2
+		echo "KTAP:        $run/ktap.txt" >&2
+		return 1
+	fi
+	[ "$rc" -eq 0 ] || { echo "console log: $run/console.log" >&2; return 1; }
+	rm -f "$run/disk.qcow2"
+	return 0
+}
+
+# The demonstration: boot, print what the guest reports as it arrives.
+cmd_run() {
+	local run pid t0 shown=0 rc=0
+	run=$(new_run_dir run)
+	qemu_args "$run"
+	: >"$run/ktap.txt"
+	say "booting the guest (TCG, $VM_CPUS vCPUs, $VM_MEM); run dir $run"
+	t0=$(date +%s)
+	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" -serial "file:$run/console.log" \
+		-append "$CMDLINE_BASE kwatch.run" >"$run/qemu.log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		local n
+		n=$(wc -l <"$run/ktap.txt")
+		if [ "$n" -gt "$shown" ]; then
+			sed -n "$((shown + 1)),${n}p" "$run/ktap.txt"
+			shown=$n
+		fi
+	done
+	wait "$pid" || rc=$?
+	grep -q '^# kwatch: run done' "$run/ktap.txt" ||
+		die "the guest did not finish (exit $rc); console log: $run/console.log"
+	say "guest powered off after $(($(date +%s) - t0))s; console log: $run/console.log"
+}
+
+case ${1:-} in
+shell) cmd_shell ;;
+run) cmd_run ;;
+test) cmd_test "${2:-all}" ;;
+*) die "usage: $0 shell | test SUITES" ;;
+esac

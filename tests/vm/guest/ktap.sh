@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# KTAP helpers for guest suites.  A suite script defines test functions
+# named t_*, then calls `ktap_main`.  Each test runs in a subshell with a
+# time limit; its output becomes "# " diagnostics; it passes by returning 0,
+# fails by returning anything else, and skips by returning 77 after printing
+# the reason.  Tests run in the order they are defined.
+
+KTAP_TEST_TIMEOUT=${KTAP_TEST_TIMEOUT:-180}
+
+# fail MSG: print MSG and fail the test.
+fail() { echo "FAIL: $*"; return 1; }
+# skip MSG: print MSG and skip the test.
+skip() { echo "$*"; return 77; }
+
+# expect_eq WHAT GOT WANT
+expect_eq() {
+	if [ "$2" != "$3" ]; then
+		echo "FAIL: $1: got '$2', want '$3'"
+		return 1
+	fi
+	echo "$1: $2"
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.2 s until it succeeds.
+wait_for() {
+	local limit=$1 i=0
+	shift
+	until "$@" >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -lt $((limit * 5)) ] || return 1
+		sleep 0.2
+	done
+}
+
+# Run test function $1 with output in $2; sets KTAP_RC (124 on time-out).
+_ktap_run_one() {
+	local pid i=0
+	( set +e; "$1" ) >"$2" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ $i -ge $((KTAP_TEST_TIMEOUT * 10)) ]; then
+			pkill -KILL -P "$pid" 2>/dev/null
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			KTAP_RC=124
+			return
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	KTAP_RC=0
+	wait "$pid" || KTAP_RC=$?
+}
+
+# Print KTAP already produced elsewhere (e.g. KUnit's debugfs results)
+# nested one level below the current test list.
+ktap_nest() { sed 's/^/    /' "$@"; }
+
+ktap_main() {
+	local tests=() t n=0 failed=0 out
+	shopt -s extdebug
+	mapfile -t tests < <(for f in $(declare -F | awk '$3 ~ /^t_/ {print $3}'); do
+		declare -F "$f"
+	done | sort -k2 -n | awk '{print $1}')
+	shopt -u extdebug
+	echo "KTAP version 1"
+	echo "1..${#tests[@]}"
+	out=$(mktemp)
+	for t in "${tests[@]}"; do
+		n=$((n + 1))
+		_ktap_run_one "$t" "$out"
+		# Lines a test marks "KTAP:" are nested KTAP, the rest diagnostics.
+		grep -v '^KTAP:' "$out" | sed 's/^/# /'
+		sed -n 's/^KTAP:/    /p' "$out"
+		case $KTAP_RC in
+		0) echo "ok $n - ${t#t_}" ;;
+		77) echo "ok $n - ${t#t_} # SKIP $(tail -n1 "$out")" ;;
+		124) echo "# ${t#t_}: timed out after ${KTAP_TEST_TIMEOUT}s"
+		     echo "not ok $n - ${t#t_}"; failed=1 ;;
+		*) echo "not ok $n - ${t#t_}"; failed=1 ;;
+		esac
+	done
+	rm -f "$out"
+	return $failed
+}
