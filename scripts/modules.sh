@@ -16,6 +16,9 @@ for dir in "$KWATCH_TOP"/tests/modules/*/; do
 		"$dir" "$out/" --filter='protect *.o' --filter='protect *.ko' \
 		--filter='protect .*.cmd' --filter='protect *.mod*' \
 		--filter='protect modules.order' --filter='protect Module.symvers'
+	# An external module's .ko does not depend on vmlinux in kbuild, but its
+	# split BTF is made against vmlinux's: relink when the kernel changed.
+	find "$out" -maxdepth 1 -name '*.ko' ! -newer "$KBUILD/vmlinux" -delete
 	log=$out/.kwatch-build.log
 	if ! "${KMAKE[@]}" M="$out" W=1 KCFLAGS=-Werror modules >"$log" 2>&1; then
 		cat "$log" >&2

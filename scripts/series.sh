@@ -41,7 +41,7 @@ extract() {
 init_git() {
 	say "making $KSRC a git tree (base commit: linux-source $(tree_version))"
 	git_k init -q -b kwatch
-	git_k config user.name "kwatch pipeline"
+	git_k config user.name "kwatch developers"
 	git_k config user.email "kwatch@localhost"
 	git_k config core.autocrlf false
 	git_k config gc.auto 0
