@@ -85,13 +85,15 @@ unit: deps $(UNIT_TESTS)
 checkpatch: kernel-tree
 	@scripts/checkpatch.sh
 
-check: unit checkpatch
+check: kernel-tree host $(UNIT_TESTS)
+	@scripts/check.sh $(UNIT_TESTS)
 
 vm-test: image
 	@scripts/vm.sh test $(SUITE)
 
-test: check
-	@$(MAKE) --no-print-directory vm-test SUITE=$(SUITE)
+test: kernel-tree host $(UNIT_TESTS)
+	@$(MAKE) --no-print-directory image
+	@scripts/test.sh $(SUITE) $(UNIT_TESTS)
 
 vm: image
 	@scripts/vm.sh shell

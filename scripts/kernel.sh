@@ -49,7 +49,7 @@ cmd_config() {
 	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KBUILD" "$KBUILD/.config" \
 		"$KCONFIG_FRAGMENT" >"$KBUILD/.kwatch-merge.log" 2>&1 ||
 		die "merge_config.sh failed: $KBUILD/.kwatch-merge.log"
-	"${KMAKE[@]}" -s olddefconfig >/dev/null
+	"${KMAKE[@]}" -s olddefconfig >>"$KBUILD/.kwatch-merge.log" 2>&1
 	verify_config
 	echo "$want" >"$CONFIG_STAMP"
 	say "$(grep -c '=y' "$KBUILD/.config") options built in, $(grep -c '=m' "$KBUILD/.config" || true) as modules"
@@ -59,7 +59,7 @@ cmd_build() {
 	cmd_config
 	local t0 log=$KBUILD/.kwatch-build.log total
 	t0=$(date +%s)
-	total=$(cat "$KBUILD/.kwatch-objects" 2>/dev/null || true)
+	total=$(cat "$KBUILD/.kwatch-objects" 2>/dev/null || echo 1870)
 	say "building linux $(cd "$KSRC" && make -s kernelversion)$(grep -oP '(?<=^CONFIG_LOCALVERSION=")[^"]*' "$KBUILD/.config") in $KBUILD (-j$KWATCH_JOBS, ccache in $CCACHE_DIR)"
 	KW_PROGRESS_RE='^  (CC|AS|LD|BTF|AR)' KW_PROGRESS_TOTAL=$total \
 		run_logged "$log" "kernel build" "${KMAKE[@]}" -j"$KWATCH_JOBS" all

@@ -58,6 +58,7 @@ cmd_shell() {
 cmd_test() {
 	local suites=${1:-all} run pid t0 shown=0 last_beat rc=0 verdict
 	run=$(new_run_dir "${suites//,/+}")
+	[ -z "${KWATCH_RUN_LINK:-}" ] || ln -sfn "$run" "$KWATCH_RUN_LINK"
 	qemu_args "$run"
 	: >"$run/ktap.txt"
 	say "booting the guest for suite(s) '$suites' (TCG, $VM_CPUS vCPUs); run dir $run"
@@ -93,7 +94,7 @@ cmd_test() {
 		say "qemu exited with $rc: $(tail -n3 "$run/qemu.log")"
 	fi
 	local boot
-	boot=$(grep -o 'kwatch-boot-seconds: [0-9.]*' "$run/ktap.txt" | head -n1 | cut -d' ' -f2)
+	boot=$(grep -o 'kwatch-boot-seconds: [0-9.]*' "$run/ktap.txt" | head -n1 | cut -d' ' -f2 || true)
 	[ -n "$boot" ] && say "boot to multi-user: ${boot}s of guest time (budget 30s); whole run ${secs}s"
 	verdict=0
 	"$SUMMARY" "$run/ktap.txt" || verdict=$?
