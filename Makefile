@@ -16,6 +16,16 @@ B := build
 
 KSRC := $(KWATCH_CACHE)/src/linux
 
+# Each part of the project adds to these from its own make fragment:
+#   UNIT_TESTS     host test programs run by `make check` (cmocka binaries
+#                  print TAP; any other program counts as one test, passing
+#                  when it exits 0, e.g. a fuzz smoke run)
+#   GUEST_TARGETS  files built under build/guest/, copied into the guest
+#                  image at the same path (build/guest/usr/sbin/x -> /usr/sbin/x)
+UNIT_TESTS :=
+GUEST_TARGETS :=
+-include daemon/daemon.mk
+
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
 	vm run clean
@@ -58,7 +68,7 @@ modules: kernel
 rootfs: deps
 	@scripts/rootfs.sh >/dev/null
 
-image: modules host
+image: modules host $(GUEST_TARGETS)
 	@scripts/image.sh >/dev/null
 
 # --- host userspace -----------------------------------------------------------
@@ -73,7 +83,7 @@ $(B)/host/ktap-summary: tests/runner/ktap-summary.c tests/runner/ktap.c tests/ru
 
 # --- tests --------------------------------------------------------------------
 
-UNIT_TESTS := $(B)/unit/test_ktap
+UNIT_TESTS += $(B)/unit/test_ktap
 
 $(B)/unit/test_ktap: tests/unit/test_ktap.c tests/runner/ktap.c tests/runner/ktap.h
 	@mkdir -p $(@D)
