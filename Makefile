@@ -28,12 +28,13 @@ GUEST_TARGETS :=
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
-	vm run clean
+	vm run bench clean
 
 help:
 	@echo "make test            everything: host checks, then the VM suites (SUITE=name[,name] picks suites)"
 	@echo "make check           host only: cmocka unit tests, checkpatch --strict over kernel-series/"
 	@echo "make run             boot the guest and show what the platform offers"
+	@echo "make bench           run the measuring VM suites; figures also in build/bench-report.txt"
 	@echo "make vm              boot the guest with a root shell on the console (Ctrl-a x quits)"
 	@echo "make kernel          apply kernel-series/ and build the test kernel"
 	@echo "make kernel-tree     make $(KSRC) an editable git tree with the series applied"
@@ -104,6 +105,9 @@ vm-test: image
 test: kernel-tree host $(UNIT_TESTS)
 	@$(MAKE) --no-print-directory image
 	@scripts/test.sh $(SUITE) $(UNIT_TESTS)
+
+bench: image
+	@scripts/bench.sh
 
 vm: image
 	@scripts/vm.sh shell

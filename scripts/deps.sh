@@ -8,7 +8,7 @@ KW_STEP=deps
 PACKAGES=(
 	# kernel build
 	linux-source-6.1 build-essential flex bison bc libssl-dev libelf-dev
-	ccache dwarves python3 perl cpio rsync xz-utils kmod git
+	ccache dwarves python3 python3-ply python3-git perl cpio rsync xz-utils kmod git
 	# BPF and the daemon
 	clang llvm libbpf-dev bpftool zlib1g-dev libsystemd-dev libinih-dev
 	libjson-c-dev pkg-config

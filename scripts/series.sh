@@ -45,19 +45,33 @@ init_git() {
 	git_k config user.email "kwatch@localhost"
 	git_k config core.autocrlf false
 	git_k config gc.auto 0
-	# Debian's .gitignore ignores the whole top level: add everything by force.
+	# Debian's .gitignore ignores the whole top level: add the tarball by force.
 	git_k add -A -f
 	git_k commit -q -m "Linux $(tree_version) (Debian linux-source-6.1, pristine)"
 	git_k tag kwatch-base
 	tarball_id >"$KSRC/.git/kwatch-tarball"
+	unignore_tree
+}
+
+# Debian's top-level .gitignore ignores everything ("/*"), so files that a
+# developer adds would silently stay out of commits.  Drop that block from
+# the working copy only, and tell git not to look at the file, so commits
+# (and the exported patches) never carry the change.
+unignore_tree() {
+	git_k update-index --no-skip-worktree .gitignore
+	git_k checkout -q -- .gitignore
+	sed -i '/^# Debian packaging: ignore everything/,/^!\/debian\/$/d' "$KSRC/.gitignore"
+	git_k update-index --skip-worktree .gitignore
 }
 
 apply_series() {
 	local h
 	h=$(series_hash)
 	git_k am --abort >/dev/null 2>&1 || true
+	git_k update-index --no-skip-worktree .gitignore
 	git_k checkout -q -f -B kwatch kwatch-base
 	git_k clean -q -fdx
+	unignore_tree
 	local n=0 p
 	while read -r p; do
 		n=$((n + 1))
