@@ -18,7 +18,7 @@ VM_MEM=${KWATCH_VM_MEM:-2G}
 VM_CPUS=${KWATCH_VM_CPUS:-2}
 VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-900}
 SUMMARY=${KWATCH_KTAP_SUMMARY:-$KWATCH_TOP/build/host/ktap-summary}
-CMDLINE_BASE="root=/dev/vda rw console=ttyS0,115200 panic=-1 kasan_multi_shot net.ifnames=0 ${KWATCH_CMDLINE:-}"
+CMDLINE_BASE="root=/dev/vda rw console=ttyS0,115200 panic=-1 kasan_multi_shot net.ifnames=0 idle=halt ${KWATCH_CMDLINE:-}"
 
 [ -f "$KERNEL" ] || die "no kernel at $KERNEL: run 'make kernel'"
 [ -f "$IMG" ] || die "no image at $IMG: run 'make image'"

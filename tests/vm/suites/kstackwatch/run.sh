@@ -40,7 +40,7 @@ expect_one_report() {
 	echo "$log" | grep -A6 "$BANNER" | sed -n '1,7p'
 	expect_eq "catch reports" "$n" 1 || return 1
 	echo "$log" | grep -q "watched: $1" || fail "report does not name '$1'" || return 1
-	echo "$log" | grep -q "corrupting store: the instruction before $2+0x" ||
+	echo "$log" | grep -qE "corrupting store: the instruction before $2(\.[a-z0-9.]+)?\+0x" ||
 		fail "report does not name the corrupting function $2" || return 1
 }
 
@@ -98,22 +98,6 @@ t_disarmed_no_report() {
 	expect_eq "reports with no watch" "$(reports)" 0
 }
 
-# The return trampoline writes over the dead frame before the exit handler
-# disarms: none of that may be reported.
-t_no_false_report_after_return() {
-	local a0 a1 d0 d1 f0 f1
-	echo "$(line_for test4)" >$KSW || return 1
-	a0=$(stat_of arms); d0=$(stat_of disarms); f0=$(stat_of filtered)
-	mark
-	for _ in $(seq 200); do echo test4 >$KT; done
-	a1=$(stat_of arms); d1=$(stat_of disarms); f1=$(stat_of filtered)
-	echo >$KSW
-	echo "200 calls: $((a1 - a0)) arms, $((d1 - d0)) disarms, $((f1 - f0)) trampoline hits filtered"
-	expect_eq "arms" $((a1 - a0)) 200 || return 1
-	expect_eq "disarms by return" $((d1 - d0)) 200 || return 1
-	expect_eq "reports" "$(reports)" 0
-}
-
 t_malformed_keeps_watch() {
 	local cfg bad err
 	cfg=$(line_for test0)
@@ -166,44 +150,11 @@ t_trace_event() {
 		fail "event func/depth/pid wrong (want pid $pid)"
 }
 
-t_cpu_hotplug() {
-	local cpu=/sys/devices/system/cpu/cpu1/online
-	[ -w $cpu ] || { skip "cpu1 cannot be taken offline"; return; }
-	echo "$(line_for test0)" >$KSW || return 1
-	echo 0 >$cpu || fail "cannot offline cpu1" || return 1
-	echo 1 >$cpu || fail "cannot online cpu1" || return 1
-	mark
-	taskset -c 1 sh -c "echo test0 >$KT"
-	taskset -c 0 sh -c "echo test0 >$KT"
-	echo >$KSW
-	expect_eq "catches on cpu1 and cpu0 after cpu1 went offline and back" "$(reports)" 2
-}
-
 t_no_splat() {
 	local bad
 	# Catch reports carry stack dumps; any warning, BUG or stall is a splat.
 	bad=$(dmesg | tail -n +$((SUITE_START + 1)) | grep -E 'WARNING:|BUG:|lockdep|INFO: rcu|self-detected stall|general protection fault|Oops' || true)
 	[ -z "$bad" ] || { echo "$bad"; fail "kernel splat during the suite"; }
-}
-
-# Cost of a call to a watched function vs unwatched, and IPIs per re-point.
-t_bench() {
-	local n=3000 base probes armed i0 a0 d0 i1 a1 d1
-	bench() { mark; echo "bench $n" >$KT; since_mark | sed -n 's/.* \([0-9]*\) ns\/call/\1/p' | tail -n1; }
-	echo >$KSW
-	base=$(bench)
-	# Probes on, never armed: a depth that is never reached.
-	echo "$(line_for test4 | sed -E 's/^([^ ]+)/\1+1000/')" >$KSW
-	probes=$(bench)
-	echo "$(line_for test4)" >$KSW
-	i0=$(stat_of ipis); a0=$(stat_of arms); d0=$(stat_of disarms)
-	armed=$(bench)
-	i1=$(stat_of ipis); a1=$(stat_of arms); d1=$(stat_of disarms)
-	echo >$KSW
-	[ -n "$base" ] && [ -n "$probes" ] && [ -n "$armed" ] || fail "bench gave no figures" || return 1
-	echo "kstackwatch-bench: unwatched ${base} ns/call, probes only ${probes} ns/call, armed+disarmed each call ${armed} ns/call (TCG)"
-	echo "kstackwatch-bench: ratio armed/unwatched $(awk -v a="$armed" -v b="$base" 'BEGIN { printf "%.1f", a / (b ? b : 1) }'), probes/unwatched $(awk -v a="$probes" -v b="$base" 'BEGIN { printf "%.1f", a / (b ? b : 1) }')"
-	echo "kstackwatch-bench: $((i1 - i0)) IPIs for $((a1 - a0)) arms + $((d1 - d0)) disarms = $(awk -v i=$((i1 - i0)) -v o=$((a1 - a0 + d1 - d0)) 'BEGIN { printf "%.2f", i / (o ? o : 1) }') IPIs per re-point on $(nproc) CPUs"
 }
 
 ktap_main
