@@ -548,6 +548,13 @@ int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t 
 		r = -EINVAL;
 		goto fail;
 	}
+	if (!ps.seen_section) {
+		/* A section with no keys calls no handler: look for its header. */
+		char hdr[16];
+
+		snprintf(hdr, sizeof(hdr), "[%s]", ps.section);
+		ps.seen_section = strstr(copy, hdr) != NULL;
+	}
 	r = validate(&ps, f);
 	if (r < 0) {
 		line = section_line(copy);
