@@ -71,11 +71,14 @@ $(G)/etc/systemd/system/kwatchd.service: units/kwatchd.service
 $(G)/etc/systemd/system/multi-user.target.wants/kwatchd.service:
 	@mkdir -p $(@D)
 	ln -sf ../kwatchd.service $@
+$(G)/usr/lib/sysusers.d/kwatchd.conf: units/kwatchd.sysusers
+	@mkdir -p $(@D)
+	cp $< $@
 $(G)/etc/kwatchd/%: config/%
 	@mkdir -p $(@D)
 	cp $< $@
 
 GUEST_TARGETS += $(G)/usr/sbin/kwatchd $(G)/usr/bin/kwatchctl \
-	$(G)/etc/systemd/system/kwatchd.service \
+	$(G)/etc/systemd/system/kwatchd.service $(G)/usr/lib/sysusers.d/kwatchd.conf \
 	$(G)/etc/systemd/system/multi-user.target.wants/kwatchd.service \
 	$(patsubst config/%,$(G)/etc/kwatchd/%,$(KWD_CONFIG))
