@@ -4,7 +4,7 @@
  *   kwatchctl [-s SOCKET] follow [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S]
  *   kwatchctl [-s SOCKET] status [-r]
  *   kwatchctl [-s SOCKET] reload
- *   kwatchctl [-s SOCKET] bench N
+ *   kwatchctl [-s SOCKET] bench N [RATE]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -170,6 +170,7 @@ static int follow(int fd, struct follow *f)
 			}
 			start = nl + 1;
 		}
+		fflush(stdout);	/* followers are often redirected to files */
 		len -= start - buf;
 		memmove(buf, start, len);
 		if (len == sizeof(buf) - 1)
@@ -195,7 +196,7 @@ static void usage(void)
 	       "         client), -i exit after SEC without data, -S summary on stderr\n"
 	       "  status [-r]   the daemon's state (files, watch, wprobes, spools, clients, drops)\n"
 	       "  reload        re-read the configuration directory\n"
-	       "  bench N       ask the daemon for N synthetic 'bench' events\n");
+	       "  bench N [RATE]  ask the daemon for N synthetic 'bench' events (RATE per second)\n");
 }
 
 int main(int argc, char **argv)
@@ -280,7 +281,8 @@ int main(int argc, char **argv)
 	} else if (strcmp(cmd, "bench") == 0 && optind < argc) {
 		char line[64];
 
-		snprintf(line, sizeof(line), "bench %s\n", argv[optind]);
+		snprintf(line, sizeof(line), "bench %.20s %.20s\n", argv[optind],
+			 optind + 1 < argc ? argv[optind + 1] : "0");
 		r = send_line(fd, line);
 	} else {
 		usage();

@@ -124,20 +124,23 @@ static int add_conf_watches(struct kwd *d)
 
 /* --- commands from clients ------------------------------------------------ */
 
-static int on_bench(sd_event_source *s, void *userdata)
+static int on_bench(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct kwd *d = userdata;
-	unsigned int i;
+	unsigned int i, chunk = d->bench_rate ? 1 : BENCH_CHUNK;
 
-	for (i = 0; i < BENCH_CHUNK && d->bench_left; i++, d->bench_left--) {
+	(void)usec;
+	for (i = 0; i < chunk && d->bench_left; i++, d->bench_left--) {
 		json_object *ev = kw_event_new("bench");
 
 		kw_event_add_u64(ev, "left", d->bench_left - 1);
 		kw_event_add_str(ev, "pad", "synthetic event for measuring the stream");
 		kwd_emit(d, ev);
 	}
-	if (!d->bench_left)
-		sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	if (d->bench_left) {
+		sd_event_source_set_time_relative(s, d->bench_rate ? 1000000 / d->bench_rate : 0);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	}
 	return 0;
 }
 
@@ -145,7 +148,7 @@ static void on_command(struct server *srv, struct client *c, const char *line, v
 {
 	struct kwd *d = userdata;
 	struct ev_buf *b = NULL;
-	unsigned long n;
+	unsigned long n, rate = 0;
 
 	(void)srv;
 	if (strcmp(line, "status") == 0) {
@@ -156,12 +159,17 @@ static void on_command(struct server *srv, struct client *c, const char *line, v
 		}
 	} else if (strcmp(line, "reload") == 0) {
 		do_reload(d, "command");
-	} else if (sscanf(line, "bench %lu", &n) == 1 && n <= 10000000) {
-		/* Synthetic events for measuring the stream (kwatchctl bench). */
+	} else if (sscanf(line, "bench %lu %lu", &n, &rate) >= 1 && n <= 10000000 &&
+		   rate <= 1000000) {
+		/* Synthetic events for measuring the stream (kwatchctl bench
+		 * N [RATE/s]); without a rate, as fast as the loop goes. */
 		d->bench_left += n;
+		d->bench_rate = rate;
 		if (!d->bench)
-			sd_event_add_defer(d->ev, &d->bench, on_bench, d);
-		sd_event_source_set_enabled(d->bench, SD_EVENT_ON);
+			sd_event_add_time_relative(d->ev, &d->bench, CLOCK_MONOTONIC, 0, 1,
+						   on_bench, d);
+		sd_event_source_set_time_relative(d->bench, 0);
+		sd_event_source_set_enabled(d->bench, SD_EVENT_ONESHOT);
 	}
 }
 

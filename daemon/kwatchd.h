@@ -51,7 +51,7 @@ struct kwd {
 	sd_event_source *conf_src[_KW_KIND_MAX + 1];
 	sd_event_source *quiet;
 	uint64_t reloads, applies, config_errors, wprobe_hits;
-	uint64_t bench_left;
+	uint64_t bench_left, bench_rate;
 	sd_event_source *bench;
 	bool stopping;
 };

@@ -98,13 +98,13 @@ t_malformed_file_keeps_previous_watch() {
 }
 
 t_real_kstackwatch() {
-	[ -e /proc/kstackwatch ] || skip "SKIP: /proc/kstackwatch absent (KStackWatch not in this kernel yet)"
+	[ -e /proc/kstackwatch ] || { skip "/proc/kstackwatch absent: KStackWatch is not in this kernel yet"; return; }
 	fail "KStackWatch present: write the real-interface test"
 }
 
 t_wprobe_hits_on_socket() {
 	grep -q 'w\[:' /sys/kernel/tracing/README 2>/dev/null ||
-		skip "SKIP: no w: dynamic events in tracefs README (wprobes not in this kernel yet)"
+		{ skip "no w: dynamic events in the tracefs README: wprobes are not in this kernel yet"; return; }
 	fail "wprobes present: write the real-interface test"
 }
 
@@ -158,51 +158,61 @@ t_kill9_during_replay_loses_nothing() {
 }
 
 t_stalled_client_gets_lost_record() {
-	local n=6000 s f
-	kwatchctl follow -r -w 6 -i 3 -S >/dev/null 2>$ST/stalled.sum &
+	# 3000 synthetic events at 300/s; one client reads all the time, the
+	# other sleeps 5 s first (queue_events = 256 in the test config).
+	local n=3000 s f
+	kwatchctl follow -r -w 5 -i 4 -S >/dev/null 2>$ST/stalled.sum &
 	s=$!
 	kwatchctl follow -r -t bench -n $n -i 20 -S >/dev/null 2>$ST/fast.sum &
 	f=$!
 	sleep 0.5
-	kwatchctl bench $n
+	kwatchctl bench $n 300
 	wait $f; wait $s
-	echo "fast:    $(cat $ST/fast.sum)"
+	echo "reading: $(cat $ST/fast.sum)"
 	echo "stalled: $(cat $ST/stalled.sum)"
 	grep -q "matched=$n lost_records=0 lost_events=0 gaps=0" $ST/fast.sum || fail "the reading client lost events" || return 1
 	grep -Eq 'lost_records=[1-9]' $ST/stalled.sum || fail "the stalled client got no lost record" || return 1
-	# lost counts plus received cover the whole range: gaps only where lost says so
-	grep -q 'gaps=' $ST/stalled.sum
+	grep -q 'gaps=0' $ST/stalled.sum || fail "the stalled client saw a gap no lost record covers"
 }
 
 t_events_per_second() {
-	local n=20000 k i t
+	# Unpaced: as fast as the daemon's loop goes; drops are counted, not failures.
+	local n=5000 k i t
 	for k in 1 4; do
 		for i in $(seq $k); do
-			kwatchctl follow -r -t bench -n $n -i 30 -S >/dev/null 2>$ST/c$i.sum &
+			kwatchctl follow -r -t bench -n $n -i 15 -S >/dev/null 2>$ST/c$i.sum &
 		done
 		sleep 0.5
 		kwatchctl bench $n
 		wait
 		for i in $(seq $k); do
 			t=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' $ST/c$i.sum)
-			echo "clients=$k client=$i $(cat $ST/c$i.sum) events_per_s=$(awk -v n=$n -v t="$t" 'BEGIN{printf "%d", t > 0 ? n / t : 0}')"
+			echo "clients=$k client=$i $(cat $ST/c$i.sum) received_per_s=$(awk -v n=$n -v t="$t" 'BEGIN { r = 0; if (t > 0) r = n / t; printf("%d", r) }')"
 		done
 	done
+	status_field dropped
 }
 
 t_blobs_per_second_daemon_vs_shell() {
+	# The same 200 blobs, written to the same FIFO stand-in: by the daemon
+	# (claim, write, move, with the fsyncs) and by a shell loop.  The blobs
+	# are placed while the target is off; the clock runs from turning it on.
 	local n=200 i t0 t1 t2 d
 	mkdir -p $ST/blobs; rm -f $ST/blobs/*
-	for i in $(seq -w 1 $n); do head -c 256 /dev/urandom >$ST/blobs/b$i; done
+	for i in $(seq -w 1 $n); do head -c 256 /dev/urandom >$ST/blobs/r$i; done
+	printf '[fuzz]\ntarget = tgt\nenabled = no\n' >$CONF/fuzz.d/.tgt.tmp && mv $CONF/fuzz.d/.tgt.tmp $CONF/fuzz.d/tgt.conf
+	sleep 1.5
 	d=$(ls $SPOOL/done | wc -l)
+	cp $ST/blobs/r* $SPOOL/
 	t0=$(date +%s%N)
-	for i in $(seq -w 1 $n); do cp $ST/blobs/b$i $SPOOL/.r$i; mv $SPOOL/.r$i $SPOOL/r$i; done
-	wait_for 60 test "$(ls $SPOOL/done | wc -l)" -ge $((d + n)) || fail "daemon did not finish" || return 1
+	printf '[fuzz]\ntarget = tgt\n' >$CONF/fuzz.d/.tgt.tmp && mv $CONF/fuzz.d/.tgt.tmp $CONF/fuzz.d/tgt.conf
+	wait_for 120 test "$(ls $SPOOL/done | wc -l)" -ge $((d + n)) || fail "daemon did not finish" || return 1
 	t1=$(date +%s%N)
-	for i in $(seq -w 1 $n); do cat $ST/blobs/b$i >$FIFO; done
+	for i in $(seq -w 1 $n); do cat $ST/blobs/r$i >$FIFO; done
 	t2=$(date +%s%N)
-	echo "daemon (drop + claim + write + move, fsynced): $n blobs in $(((t1 - t0) / 1000000)) ms = $(awk -v n=$n -v ns=$((t1 - t0)) 'BEGIN{printf "%.0f", n / (ns / 1e9)}') blobs/s"
-	echo "shell loop (cat blob > input):               $n blobs in $(((t2 - t1) / 1000000)) ms = $(awk -v n=$n -v ns=$((t2 - t1)) 'BEGIN{printf "%.0f", n / (ns / 1e9)}') blobs/s"
+	echo "daemon:     $n blobs in $(((t1 - t0) / 1000000)) ms (incl. the 150 ms quiet period) = $(awk -v n=$n -v ns=$((t1 - t0)) 'BEGIN{printf "%.1f", n / (ns / 1e9)}') blobs/s"
+	echo "shell loop: $n blobs in $(((t2 - t1) / 1000000)) ms = $(awk -v n=$n -v ns=$((t2 - t1)) 'BEGIN{printf "%.1f", n / (ns / 1e9)}') blobs/s"
+	echo "ratio daemon/shell: $(awk -v a=$((t1 - t0)) -v b=$((t2 - t1)) 'BEGIN{printf "%.2f", b / a}')"
 }
 
 t_reload_and_restart_keep_state() {
