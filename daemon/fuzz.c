@@ -153,7 +153,7 @@ fail:
 	return r;
 }
 
-void fuzz_stop(struct kwd *d, const char *name)
+bool fuzz_stop(struct kwd *d, const char *name)
 {
 	size_t i;
 
@@ -162,8 +162,9 @@ void fuzz_stop(struct kwd *d, const char *name)
 			continue;
 		rt_free(d->fuzz[i]);
 		d->fuzz[i] = d->fuzz[--d->n_fuzz];
-		return;
+		return true;
 	}
+	return false;
 }
 
 void fuzz_stop_all(struct kwd *d)

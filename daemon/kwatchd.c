@@ -12,6 +12,7 @@
 #include <sys/inotify.h>
 #include <systemd/sd-daemon.h>
 
+#include "ksw.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "util.h"
@@ -285,6 +286,11 @@ int main(int argc, char **argv)
 	r = kwd_reload(&d, "start");
 	if (r < 0)
 		goto out;
+	/* A watch left by a daemon that was killed must not outlive its
+	 * configuration: with nothing to arm, clear the control file. */
+	if (!d.armed_line[0] && ksw_present(d.set.kstackwatch) &&
+	    ksw_disarm(d.set.kstackwatch) == 0)
+		log_info("cleared %s (no watch configured)", d.set.kstackwatch);
 	sd_notify(false, "READY=1");
 	kwd_status_notify(&d);
 	log_info("kwatchd ready: %s, socket %s", d.confdir, d.set.socket_path);

@@ -67,7 +67,7 @@ json_object *kwd_status(struct kwd *d);
 
 /* fuzz.c */
 int fuzz_start(struct kwd *d, const struct kw_file *f);
-void fuzz_stop(struct kwd *d, const char *name);
+bool fuzz_stop(struct kwd *d, const char *name);
 void fuzz_stop_all(struct kwd *d);
 
 #endif

@@ -158,9 +158,9 @@ static int execute(struct kwd *d, struct kw_plan *p)
 			wp_remove(d, &old[s->file]);
 			break;
 		case KW_STEP_FUZZ_STOP:
-			fuzz_stop(d, old[s->file].name);
-			obj_event(d, "fuzz_stopped", &old[s->file], "target",
-				  old[s->file].fuzz.target);
+			if (fuzz_stop(d, old[s->file].name))
+				obj_event(d, "fuzz_stopped", &old[s->file], "target",
+					  old[s->file].fuzz.target);
 			break;
 		case KW_STEP_WATCH_ARM:
 			f = &p->next[s->file];
