@@ -1,0 +1,699 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <ini.h>
+
+#include "config.h"
+#include "util.h"
+
+const char *const kw_kind_dir[_KW_KIND_MAX] = {
+	[KW_WATCH] = "watch.d",
+	[KW_WPROBE] = "wprobe.d",
+	[KW_FUZZ] = "fuzz.d",
+};
+
+const char *const kw_kind_name[_KW_KIND_MAX] = {
+	[KW_WATCH] = "watch",
+	[KW_WPROBE] = "wprobe",
+	[KW_FUZZ] = "fuzz",
+};
+
+void kw_settings_default(struct kw_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	strcpy(s->socket_path, "/run/kwatchd/events.sock");
+	s->queue_events = 4096;
+	s->queue_kib = 4096;
+	s->quiet_ms = 150;
+	strcpy(s->kstackwatch, "/proc/kstackwatch");
+	strcpy(s->tracefs, "/sys/kernel/tracing");
+	strcpy(s->instance, "kwatchd");
+	strcpy(s->kfuzztest, "/sys/kernel/debug/kfuzztest");
+	strcpy(s->spool_root, "/var/lib/kwatchd/spool");
+}
+
+/* State shared by the inih handlers: the first error wins. */
+struct parse_state {
+	const char *section;	/* the one section a drop-in may have */
+	bool seen_section;
+	char reason[256];
+	union {
+		struct kw_settings *settings;
+		struct kw_file *file;
+	};
+};
+
+static int bad(struct parse_state *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int bad(struct parse_state *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ps->reason[0]) {
+		va_start(ap, fmt);
+		vsnprintf(ps->reason, sizeof(ps->reason), fmt, ap);
+		va_end(ap);
+	}
+	return 0;	/* tells inih this line is the error */
+}
+
+static int parse_ulong(const char *v, unsigned long max, unsigned long *ret)
+{
+	unsigned long x;
+	char *end;
+
+	if (!*v || *v == '-' || *v == '+')
+		return -EINVAL;
+	errno = 0;
+	x = strtoul(v, &end, 0);
+	if (errno || *end || x > max)
+		return -ERANGE;
+	*ret = x;
+	return 0;
+}
+
+static int parse_uint(const char *v, unsigned int max, unsigned int *ret)
+{
+	unsigned long x;
+	int r = parse_ulong(v, max, &x);
+
+	if (r == 0)
+		*ret = x;
+	return r;
+}
+
+static int parse_bool(const char *v, bool *ret)
+{
+	static const char *const yes[] = { "1", "yes", "true", "on" };
+	static const char *const no[] = { "0", "no", "false", "off" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcasecmp(v, yes[i]) == 0)
+			return *ret = true, 0;
+		if (strcasecmp(v, no[i]) == 0)
+			return *ret = false, 0;
+	}
+	return -EINVAL;
+}
+
+static bool path_ok(const char *v)
+{
+	return v[0] == '/' && strlen(v) < PATH_MAX;
+}
+
+/* --- kwatchd.conf ------------------------------------------------------- */
+
+static int settings_handler(void *user, const char *section, const char *key, const char *v)
+{
+	struct parse_state *ps = user;
+	struct kw_settings *s = ps->settings;
+	unsigned int u = 0;
+
+	if (strcmp(section, "daemon") == 0) {
+		if (strcmp(key, "socket") == 0) {
+			if (!path_ok(v))
+				return bad(ps, "socket: not an absolute path: '%s'", v);
+			strcpy(s->socket_path, v);
+		} else if (strcmp(key, "push") == 0) {
+			if (*v && !path_ok(v))
+				return bad(ps, "push: not an absolute path: '%s'", v);
+			strcpy(s->push_path, v);
+		} else if (strcmp(key, "queue_events") == 0) {
+			if (parse_uint(v, 1 << 20, &u) < 0 || u < 16)
+				return bad(ps, "queue_events: want 16..1048576, got '%s'", v);
+			s->queue_events = u;
+		} else if (strcmp(key, "queue_kib") == 0) {
+			if (parse_uint(v, 1 << 20, &u) < 0 || u < 64)
+				return bad(ps, "queue_kib: want 64..1048576, got '%s'", v);
+			s->queue_kib = u;
+		} else if (strcmp(key, "quiet_ms") == 0) {
+			if (parse_uint(v, 60000, &u) < 0)
+				return bad(ps, "quiet_ms: want 0..60000, got '%s'", v);
+			s->quiet_ms = u;
+		} else {
+			return bad(ps, "unknown key '%s' in [daemon]", key);
+		}
+		return 1;
+	}
+	if (strcmp(section, "kernel") == 0) {
+		char *dst;
+
+		if (strcmp(key, "kstackwatch") == 0)
+			dst = s->kstackwatch;
+		else if (strcmp(key, "tracefs") == 0)
+			dst = s->tracefs;
+		else if (strcmp(key, "kfuzztest") == 0)
+			dst = s->kfuzztest;
+		else if (strcmp(key, "spool") == 0)
+			dst = s->spool_root;
+		else if (strcmp(key, "instance") == 0) {
+			if (!kw_ident_ok(v, KW_NAME_MAX, NULL))
+				return bad(ps, "instance: not a name: '%s'", v);
+			strcpy(s->instance, v);
+			return 1;
+		} else
+			return bad(ps, "unknown key '%s' in [kernel]", key);
+		if (!path_ok(v))
+			return bad(ps, "%s: not an absolute path: '%s'", key, v);
+		strcpy(dst, v);
+		return 1;
+	}
+	return bad(ps, "unknown section [%s]", section);
+}
+
+/* Lines longer than libinih's buffer would be split; refuse them. */
+static int long_line(const char *text, size_t len)
+{
+	size_t i, start = 0;
+	int line = 1;
+
+	for (i = 0; i <= len; i++) {
+		if (i == len || text[i] == '\n') {
+			if (i - start > KW_LINE_MAX)
+				return line;
+			start = i + 1;
+			line++;
+		}
+	}
+	return 0;
+}
+
+int kw_settings_parse(const char *text, struct kw_settings *s, int *ret_line,
+		      char *reason, size_t reason_len)
+{
+	struct kw_settings tmp = *s;
+	struct parse_state ps = { .settings = &tmp };
+	int line;
+
+	line = long_line(text, strlen(text));
+	if (line) {
+		bad(&ps, "line longer than %d characters", KW_LINE_MAX);
+	} else {
+		line = ini_parse_string(text, settings_handler, &ps);
+		if (line < 0) {
+			line = 0;
+			bad(&ps, "out of memory");
+		}
+	}
+	if (line > 0 || ps.reason[0]) {
+		if (!ps.reason[0])
+			bad(&ps, "syntax error");
+		*ret_line = line;
+		snprintf(reason, reason_len, "%s", ps.reason);
+		return -EINVAL;
+	}
+	*s = tmp;
+	return 0;
+}
+
+/* --- drop-ins ----------------------------------------------------------- */
+
+static int parse_local(struct kw_watch *w, const char *v)
+{
+	unsigned long off, len;
+	const char *colon;
+	char buf[32];
+
+	if (strcmp(v, "canary") == 0) {
+		w->canary = true;
+		return 0;
+	}
+	colon = strchr(v, ':');
+	if (!colon || (size_t)(colon - v) >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, v, colon - v);
+	buf[colon - v] = '\0';
+	if (parse_ulong(buf, 1 << 16, &off) < 0 || parse_ulong(colon + 1, 8, &len) < 0)
+		return -EINVAL;
+	if (len != 1 && len != 2 && len != 4 && len != 8)
+		return -EINVAL;
+	w->canary = false;
+	w->local_offset = off;
+	w->local_len = len;
+	return 0;
+}
+
+static int watch_key(struct parse_state *ps, struct kw_watch *w, const char *key, const char *v)
+{
+	unsigned long ul;
+
+	if (strcmp(key, "function") == 0) {
+		if (!kw_ident_ok(v, KW_SYM_MAX, "."))
+			return bad(ps, "function: not a symbol name: '%s'", v);
+		strcpy(w->function, v);
+	} else if (strcmp(key, "ip_offset") == 0) {
+		if (parse_ulong(v, 1 << 20, &ul) < 0)
+			return bad(ps, "ip_offset: want a number, got '%s'", v);
+		w->ip_offset = ul;
+	} else if (strcmp(key, "depth") == 0) {
+		if (parse_uint(v, 64, &w->depth) < 0)
+			return bad(ps, "depth: want 0..64, got '%s'", v);
+	} else if (strcmp(key, "local") == 0) {
+		if (parse_local(w, v) < 0)
+			return bad(ps, "local: want 'canary' or OFFSET:LEN with LEN 1, 2, 4 or 8, got '%s'", v);
+	} else if (strcmp(key, "enabled") == 0) {
+		if (parse_bool(v, &w->enabled) < 0)
+			return bad(ps, "enabled: want yes or no, got '%s'", v);
+	} else {
+		return bad(ps, "unknown key '%s' in [watch]", key);
+	}
+	return 1;
+}
+
+/* SYSTEM/EVENT[:FIELD[+|-OFF]] [if FILTER] */
+static int parse_trigger(struct kw_trigger *t, const char *v, bool set)
+{
+	char spec[256], *p, *slash, *colon, *sign;
+	const char *filter;
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
+	t->set = set;
+	filter = strstr(v, " if ");
+	n = filter ? (size_t)(filter - v) : strlen(v);
+	if (n >= sizeof(spec))
+		return -EINVAL;
+	memcpy(spec, v, n);
+	spec[n] = '\0';
+	if (filter) {
+		filter += 4;
+		while (*filter == ' ')
+			filter++;
+		if (!*filter || strlen(filter) >= sizeof(t->filter) || strpbrk(filter, "\n"))
+			return -EINVAL;
+		strcpy(t->filter, filter);
+	}
+	p = spec;
+	slash = strchr(p, '/');
+	if (!slash)
+		return -EINVAL;
+	*slash = '\0';
+	colon = strchr(slash + 1, ':');
+	if (colon)
+		*colon = '\0';
+	if (!kw_ident_ok(p, KW_NAME_MAX, NULL) || !kw_ident_ok(slash + 1, KW_NAME_MAX, NULL))
+		return -EINVAL;
+	strcpy(t->system, p);
+	strcpy(t->event, slash + 1);
+	if (!colon)
+		return set ? -EINVAL : 0;	/* set_wprobe needs a field */
+	sign = strpbrk(colon + 1, "+-");
+	if (sign) {
+		char *end;
+
+		errno = 0;
+		t->offset = strtol(sign, &end, 0);
+		if (errno || *end || end == sign + 1)
+			return -EINVAL;
+		*sign = '\0';
+	}
+	if (!kw_ident_ok(colon + 1, KW_NAME_MAX, NULL))
+		return -EINVAL;
+	strcpy(t->field, colon + 1);
+	return 0;
+}
+
+static int wprobe_key(struct parse_state *ps, struct kw_wprobe *p, const char *key, const char *v)
+{
+	unsigned long ul;
+	char *end;
+
+	if (strcmp(key, "name") == 0) {
+		if (!kw_ident_ok(v, KW_NAME_MAX, NULL))
+			return bad(ps, "name: want [A-Za-z0-9_], got '%s'", v);
+		strcpy(p->name, v);
+	} else if (strcmp(key, "access") == 0) {
+		if (strcmp(v, "r") && strcmp(v, "w") && strcmp(v, "rw"))
+			return bad(ps, "access: want r, w or rw, got '%s'", v);
+		strcpy(p->access, v);
+	} else if (strcmp(key, "symbol") == 0) {
+		if (!kw_ident_ok(v, KW_SYM_MAX, "."))
+			return bad(ps, "symbol: not a symbol name: '%s'", v);
+		strcpy(p->symbol, v);
+	} else if (strcmp(key, "address") == 0) {
+		if (parse_ulong(v, ULONG_MAX, &ul) < 0)
+			return bad(ps, "address: want a number, got '%s'", v);
+		p->address = ul;
+		p->has_address = true;
+	} else if (strcmp(key, "offset") == 0) {
+		errno = 0;
+		p->offset = strtol(v, &end, 0);
+		if (errno || *end || !*v || p->offset < -65536 || p->offset > 65536)
+			return bad(ps, "offset: want -65536..65536, got '%s'", v);
+	} else if (strcmp(key, "length") == 0) {
+		if (parse_uint(v, 8, &p->length) < 0 ||
+		    (p->length != 1 && p->length != 2 && p->length != 4 && p->length != 8))
+			return bad(ps, "length: want 1, 2, 4 or 8, got '%s'", v);
+	} else if (strcmp(key, "fetch") == 0) {
+		if (strpbrk(v, "\n;"))
+			return bad(ps, "fetch: ';' and newlines are not allowed");
+		strcpy(p->fetch, v);
+	} else if (strcmp(key, "set_on") == 0 || strcmp(key, "clear_on") == 0) {
+		bool set = key[0] == 's';
+
+		if (p->n_trig >= KW_TRIGGERS_MAX)
+			return bad(ps, "%s: at most %d triggers", key, KW_TRIGGERS_MAX);
+		if (parse_trigger(&p->trig[p->n_trig], v, set) < 0)
+			return bad(ps, "%s: want SYSTEM/EVENT%s[+|-OFFSET] [if FILTER], got '%s'",
+				   key, set ? ":FIELD" : "[:FIELD", v);
+		p->n_trig++;
+	} else if (strcmp(key, "enabled") == 0) {
+		if (parse_bool(v, &p->enabled) < 0)
+			return bad(ps, "enabled: want yes or no, got '%s'", v);
+	} else {
+		return bad(ps, "unknown key '%s' in [wprobe]", key);
+	}
+	return 1;
+}
+
+static int fuzz_key(struct parse_state *ps, struct kw_fuzz *z, const char *key, const char *v)
+{
+	if (strcmp(key, "target") == 0) {
+		if (!kw_ident_ok(v, KW_NAME_MAX, NULL))
+			return bad(ps, "target: want [A-Za-z0-9_], got '%s'", v);
+		strcpy(z->target, v);
+	} else if (strcmp(key, "spool") == 0) {
+		if (!path_ok(v))
+			return bad(ps, "spool: not an absolute path: '%s'", v);
+		strcpy(z->spool, v);
+	} else if (strcmp(key, "rate") == 0) {
+		if (parse_uint(v, 100000, &z->rate) < 0)
+			return bad(ps, "rate: want 0..100000 blobs/s, got '%s'", v);
+	} else if (strcmp(key, "repeat") == 0) {
+		if (parse_uint(v, 1000, &z->repeat) < 0 || z->repeat < 1)
+			return bad(ps, "repeat: want 1..1000, got '%s'", v);
+	} else if (strcmp(key, "enabled") == 0) {
+		if (parse_bool(v, &z->enabled) < 0)
+			return bad(ps, "enabled: want yes or no, got '%s'", v);
+	} else {
+		return bad(ps, "unknown key '%s' in [fuzz]", key);
+	}
+	return 1;
+}
+
+static int dropin_handler(void *user, const char *section, const char *key, const char *v)
+{
+	struct parse_state *ps = user;
+	struct kw_file *f = ps->file;
+
+	if (strcmp(section, ps->section) != 0)
+		return bad(ps, "unknown section [%s], want [%s]", section, ps->section);
+	ps->seen_section = true;
+	switch (f->kind) {
+	case KW_WATCH:
+		return watch_key(ps, &f->watch, key, v);
+	case KW_WPROBE:
+		return wprobe_key(ps, &f->wprobe, key, v);
+	case KW_FUZZ:
+		return fuzz_key(ps, &f->fuzz, key, v);
+	default:
+		return bad(ps, "internal: bad kind");
+	}
+}
+
+/* The line of the first "[" (for errors about the file as a whole). */
+static int section_line(const char *text)
+{
+	int line = 1;
+
+	for (; *text; text++) {
+		if (*text == '[')
+			return line;
+		if (*text == '\n')
+			line++;
+	}
+	return 0;
+}
+
+/* "foo-bar.conf" -> "foo_bar" */
+static void stem_name(const char *name, char *out, size_t n)
+{
+	size_t i;
+
+	for (i = 0; name[i] && name[i] != '.' && i + 1 < n; i++)
+		out[i] = (name[i] == '-') ? '_' : name[i];
+	out[i] = '\0';
+}
+
+static int validate(struct parse_state *ps, struct kw_file *f)
+{
+	char stem[KW_NAME_MAX + 1];
+
+	stem_name(f->name, stem, sizeof(stem));
+	if (!ps->seen_section)
+		return bad(ps, "no [%s] section", ps->section), -EINVAL;
+	switch (f->kind) {
+	case KW_WATCH:
+		if (!f->watch.function[0])
+			return bad(ps, "[watch] needs function="), -EINVAL;
+		break;
+	case KW_WPROBE:
+		if (!f->wprobe.name[0]) {
+			if (!kw_ident_ok(stem, KW_NAME_MAX, NULL))
+				return bad(ps, "no name= and the file name is not a valid event name"), -EINVAL;
+			strcpy(f->wprobe.name, stem);
+		}
+		if (f->wprobe.symbol[0] && f->wprobe.has_address)
+			return bad(ps, "[wprobe] takes symbol= or address=, not both"), -EINVAL;
+		if (!f->wprobe.symbol[0] && !f->wprobe.has_address) {
+			bool set = false;
+			unsigned int i;
+
+			for (i = 0; i < f->wprobe.n_trig; i++)
+				set |= f->wprobe.trig[i].set;
+			if (!set)
+				return bad(ps, "[wprobe] needs symbol=, address= or a set_on= trigger"), -EINVAL;
+			/* Follows heap objects: created on a dummy address. */
+			f->wprobe.has_address = true;
+			f->wprobe.address = 0;
+		}
+		if (f->wprobe.has_address && f->wprobe.offset)
+			return bad(ps, "offset= applies to symbol= only"), -EINVAL;
+		break;
+	case KW_FUZZ:
+		if (!f->fuzz.target[0]) {
+			if (!kw_ident_ok(stem, KW_NAME_MAX, NULL))
+				return bad(ps, "no target= and the file name is not a valid target name"), -EINVAL;
+			strcpy(f->fuzz.target, stem);
+		}
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t len,
+		  struct kw_file *f)
+{
+	struct parse_state ps = { .section = kw_kind_name[kind], .file = f };
+	_cleanup_free_ char *copy = NULL;
+	const char *base = strrchr(path, '/');
+	int line = 0, r;
+
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	snprintf(f->name, sizeof(f->name), "%s", base ? base + 1 : path);
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	f->hash = kw_hash(text, len);
+	switch (kind) {
+	case KW_WATCH:
+		f->watch.canary = true;
+		f->watch.enabled = true;
+		break;
+	case KW_WPROBE:
+		strcpy(f->wprobe.access, "rw");
+		f->wprobe.length = 4;
+		f->wprobe.enabled = true;
+		break;
+	case KW_FUZZ:
+		f->fuzz.repeat = 1;
+		f->fuzz.enabled = true;
+		break;
+	default:
+		return -EINVAL;
+	}
+
+	if (memchr(text, '\0', len)) {
+		bad(&ps, "file contains a NUL byte");
+		r = -EINVAL;
+		goto fail;
+	}
+	line = long_line(text, len);
+	if (line) {
+		bad(&ps, "line longer than %d characters", KW_LINE_MAX);
+		r = -EINVAL;
+		goto fail;
+	}
+	copy = strndup(text, len);
+	if (!copy)
+		return f->err = -ENOMEM;
+	line = ini_parse_string(copy, dropin_handler, &ps);
+	if (line < 0) {
+		r = -ENOMEM;
+		line = 0;
+		bad(&ps, "out of memory");
+		goto fail;
+	}
+	if (line > 0) {
+		if (!ps.reason[0])
+			bad(&ps, "syntax error: want [section] or key = value");
+		r = -EINVAL;
+		goto fail;
+	}
+	if (!ps.seen_section) {
+		/* A section with no keys calls no handler: look for its header. */
+		char hdr[16];
+
+		snprintf(hdr, sizeof(hdr), "[%s]", ps.section);
+		ps.seen_section = strstr(copy, hdr) != NULL;
+	}
+	r = validate(&ps, f);
+	if (r < 0) {
+		line = section_line(copy);
+		goto fail;
+	}
+	return 0;
+fail:
+	f->err = r;
+	f->err_line = line;
+	snprintf(f->err_reason, sizeof(f->err_reason), "%s", ps.reason);
+	return r;
+}
+
+static int cmp_file(const void *a, const void *b)
+{
+	const struct kw_file *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	return strcmp(x->name, y->name);
+}
+
+static bool conf_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	return n[0] != '.' && len > 5 && strcmp(n + len - 5, ".conf") == 0;
+}
+
+int kw_config_load(const char *confdir, struct kw_file **ret, size_t *ret_n)
+{
+	struct kw_file *files = NULL, *tmp;
+	size_t n = 0, cap = 0;
+	int k, r = 0;
+
+	for (k = 0; k < _KW_KIND_MAX; k++) {
+		char dir[PATH_MAX];
+		struct dirent *de;
+		DIR *d;
+
+		snprintf(dir, sizeof(dir), "%s/%s", confdir, kw_kind_dir[k]);
+		d = opendir(dir);
+		if (!d) {
+			if (errno == ENOENT)
+				continue;
+			r = neg_errno();
+			goto fail;
+		}
+		while ((de = readdir(d))) {
+			_cleanup_free_ char *text = NULL;
+			char path[PATH_MAX];
+			size_t len = 0;
+			int rr;
+
+			if (!conf_name(de->d_name))
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 8;
+				tmp = realloc(files, cap * sizeof(*files));
+				if (!tmp) {
+					closedir(d);
+					r = -ENOMEM;
+					goto fail;
+				}
+				files = tmp;
+			}
+			if ((size_t)snprintf(path, sizeof(path), "%s/%.*s", dir, NAME_MAX,
+					     de->d_name) >= sizeof(path))
+				continue;
+			rr = kw_read_file(path, 65536, &text, &len);
+			if (rr == -ENOENT)
+				continue;	/* renamed away meanwhile */
+			if (rr < 0) {
+				memset(&files[n], 0, sizeof(files[n]));
+				files[n].kind = k;
+				snprintf(files[n].name, sizeof(files[n].name), "%s", de->d_name);
+				snprintf(files[n].path, sizeof(files[n].path), "%s", path);
+				files[n].err = rr;
+				snprintf(files[n].err_reason, sizeof(files[n].err_reason),
+					 "cannot read: %s", strerror(-rr));
+			} else {
+				kw_file_parse(k, path, text, len, &files[n]);
+			}
+			n++;
+		}
+		closedir(d);
+	}
+	if (n)
+		qsort(files, n, sizeof(*files), cmp_file);
+	*ret = files;
+	*ret_n = n;
+	return 0;
+fail:
+	free(files);
+	return r;
+}
+
+/* --- the kernel's words ---------------------------------------------------- */
+
+static int fit(int len, size_t n)
+{
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : len;
+}
+
+int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
+{
+	char depth[16] = "", local[48] = "";
+
+	if (w->depth)
+		snprintf(depth, sizeof(depth), "+%u", w->depth);
+	if (!w->canary)
+		snprintf(local, sizeof(local), " %lu:%u", w->local_offset, w->local_len);
+	return fit(snprintf(buf, n, "%s+0x%lx%s%s", w->function, w->ip_offset, depth, local), n);
+}
+
+int kw_wprobe_line(const struct kw_wprobe *p, const char *group, char *buf, size_t n)
+{
+	char where[160];
+
+	if (p->symbol[0] && p->offset)
+		snprintf(where, sizeof(where), "%s%+ld", p->symbol, p->offset);
+	else if (p->symbol[0])
+		snprintf(where, sizeof(where), "%s", p->symbol);
+	else
+		snprintf(where, sizeof(where), "0x%lx", p->address);
+	return fit(snprintf(buf, n, "w:%s/%s %s@%s:%u%s%s", group, p->name, p->access, where,
+			    p->length, p->fetch[0] ? " " : "", p->fetch), n);
+}
+
+int kw_trigger_line(const struct kw_trigger *t, const char *wprobe, char *buf, size_t n)
+{
+	char field[96] = "", filter[140] = "";
+
+	if (t->field[0] && t->offset)
+		snprintf(field, sizeof(field), ":%s%+ld", t->field, t->offset);
+	else if (t->field[0])
+		snprintf(field, sizeof(field), ":%s", t->field);
+	if (t->filter[0])
+		snprintf(filter, sizeof(filter), " if %s", t->filter);
+	return fit(snprintf(buf, n, "%s_wprobe:%s%s%s", t->set ? "set" : "clear", wprobe,
+			    field, filter), n);
+}

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The configuration: kwatchd.conf ([daemon] and [kernel] settings) and the
+ * drop-in directories watch.d/, wprobe.d/ and fuzz.d/ (*.conf, one object
+ * per file).  Parsing is pure: a file that fails is kept as a record with
+ * its error (line and reason), so the caller can report it and keep the
+ * last good version in force. */
+#ifndef KW_CONFIG_H
+#define KW_CONFIG_H
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define KW_NAME_MAX 63
+#define KW_SYM_MAX 127
+#define KW_TRIGGERS_MAX 4
+#define KW_LINE_MAX 196		/* libinih's line buffer, less CR LF NUL */
+
+enum kw_kind {
+	KW_WATCH,
+	KW_WPROBE,
+	KW_FUZZ,
+	_KW_KIND_MAX,
+	_KW_KIND_INVALID = -EINVAL,
+};
+
+extern const char *const kw_kind_dir[_KW_KIND_MAX];	/* "watch.d", ... */
+extern const char *const kw_kind_name[_KW_KIND_MAX];	/* "watch", ... */
+
+struct kw_watch {
+	char function[KW_SYM_MAX + 1];
+	unsigned long ip_offset;
+	unsigned int depth;		/* 0: not given */
+	bool canary;			/* watch the canary (no local var) */
+	unsigned long local_offset;
+	unsigned int local_len;
+	bool enabled;
+};
+
+struct kw_trigger {
+	bool set;			/* set_wprobe, else clear_wprobe */
+	char system[KW_NAME_MAX + 1];
+	char event[KW_NAME_MAX + 1];
+	char field[KW_NAME_MAX + 1];	/* empty: clear unconditionally */
+	long offset;
+	char filter[128];
+};
+
+struct kw_wprobe {
+	char name[KW_NAME_MAX + 1];
+	char access[3];			/* r, w, rw */
+	char symbol[KW_SYM_MAX + 1];	/* empty: address */
+	unsigned long address;
+	bool has_address;
+	long offset;
+	unsigned int length;
+	char fetch[KW_LINE_MAX + 1];
+	struct kw_trigger trig[KW_TRIGGERS_MAX];
+	unsigned int n_trig;
+	bool enabled;
+};
+
+struct kw_fuzz {
+	char target[KW_NAME_MAX + 1];
+	char spool[PATH_MAX];		/* empty: <spool root>/<target> */
+	unsigned int rate;		/* blobs per second, 0: unlimited */
+	unsigned int repeat;		/* writes per blob */
+	bool enabled;
+};
+
+struct kw_file {
+	enum kw_kind kind;
+	char name[NAME_MAX + 1];	/* file name in its drop-in directory */
+	char path[PATH_MAX];
+	uint64_t hash;			/* of the content: unchanged files are reused */
+	int err;			/* 0, or negative errno */
+	int err_line;			/* 0: the file as a whole */
+	char err_reason[256];
+	union {
+		struct kw_watch watch;
+		struct kw_wprobe wprobe;
+		struct kw_fuzz fuzz;
+	};
+};
+
+struct kw_settings {
+	char socket_path[PATH_MAX];
+	char push_path[PATH_MAX];	/* empty: no push */
+	unsigned int queue_events;
+	unsigned int queue_kib;
+	unsigned int quiet_ms;
+	char kstackwatch[PATH_MAX];
+	char tracefs[PATH_MAX];
+	char instance[KW_NAME_MAX + 1];
+	char kfuzztest[PATH_MAX];
+	char spool_root[PATH_MAX];
+};
+
+void kw_settings_default(struct kw_settings *s);
+
+/* Parse kwatchd.conf text over *s.  On error returns -EINVAL with the line
+ * (0: whole file) and reason; *s is left as it was. */
+int kw_settings_parse(const char *text, struct kw_settings *s, int *ret_line,
+		      char *reason, size_t reason_len);
+
+/* Parse one drop-in file's text (len bytes, may hold NULs) into *f.  Always
+ * fills f (kind, name, path, hash); returns 0 or the negative errno also
+ * stored in f->err. */
+int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t len,
+		  struct kw_file *f);
+
+/* Read and parse every *.conf of every drop-in directory under confdir,
+ * sorted by kind then name.  Unreadable files become error records. */
+int kw_config_load(const char *confdir, struct kw_file **ret, size_t *ret_n);
+
+/* The kernel's words for an object. */
+int kw_watch_line(const struct kw_watch *w, char *buf, size_t n);
+int kw_wprobe_line(const struct kw_wprobe *p, const char *group, char *buf, size_t n);
+int kw_trigger_line(const struct kw_trigger *t, const char *wprobe, char *buf, size_t n);
+
+#endif

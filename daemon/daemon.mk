@@ -1,0 +1,84 @@
+# kwatchd and kwatchctl, their host tests and fuzz smoke runs, and the
+# files staged into the guest.  Included by the top-level Makefile.
+
+KWD_PKGS := libsystemd inih json-c
+KWD_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(shell pkg-config --cflags $(KWD_PKGS) 2>/dev/null)
+KWD_LIBS := $(shell pkg-config --libs $(KWD_PKGS) 2>/dev/null)
+KWD_HDRS := $(wildcard daemon/*.h)
+
+# The pure parts, shared by the daemon and the host tests.
+KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
+	daemon/config.c daemon/apply.c daemon/spool.c
+KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
+	daemon/fuzz.c daemon/reconcile.c daemon/kwatchd.c
+KWCTL_SRCS := daemon/kwatchctl.c daemon/util.c
+
+$(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -o $@ $(KWD_SRCS) $(KWD_LIBS)
+
+$(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -o $@ $(KWCTL_SRCS) $(KWD_LIBS)
+
+# --- host tests (cmocka, ASan/UBSan) -------------------------------------------
+
+KWD_TESTS := config apply spool event queue wprobe
+define kwd_test
+$(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/wprobe.c $(KWD_HDRS)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon -o $$@ $$< $(KWD_CORE) daemon/wprobe.c $$(KWD_LIBS) -lcmocka
+UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
+endef
+$(foreach t,$(KWD_TESTS),$(eval $(call kwd_test,$(t))))
+
+# libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
+KWD_FUZZ := fuzz_config fuzz_event
+FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+$(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c daemon/config.c daemon/util.c $(KWD_HDRS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< daemon/config.c daemon/util.c $(KWD_LIBS)
+$(B)/fuzz/fuzz_event: tests/fuzz/fuzz_event.c daemon/event.c daemon/util.c $(KWD_HDRS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< daemon/event.c daemon/util.c $(KWD_LIBS)
+$(B)/unit/kwatchd/fuzz_smoke: tests/fuzz/fuzz-smoke.sh $(addprefix $(B)/fuzz/,$(KWD_FUZZ))
+	@mkdir -p $(@D)
+	sed 's|@FUZZDIR@|$(CURDIR)/$(B)/fuzz|; s|@CORPUS@|$(CURDIR)/tests/fuzz/corpus|' $< >$@
+	chmod +x $@
+UNIT_TESTS += $(B)/unit/kwatchd/fuzz_smoke
+
+# The unit file must pass systemd-analyze verify (run as a host test).
+$(B)/unit/kwatchd/unit_verify: units/kwatchd.service tests/unit/kwatchd/unit-verify.sh $(B)/daemon/kwatchd
+	@mkdir -p $(@D)
+	sed 's|@TOP@|$(CURDIR)|' tests/unit/kwatchd/unit-verify.sh >$@
+	chmod +x $@
+UNIT_TESTS += $(B)/unit/kwatchd/unit_verify
+
+# --- guest files ------------------------------------------------------------------
+
+G := $(B)/guest
+KWD_CONFIG := $(shell find config -type f 2>/dev/null)
+
+$(G)/usr/sbin/kwatchd: $(B)/daemon/kwatchd
+	@mkdir -p $(@D)
+	cp $< $@
+$(G)/usr/bin/kwatchctl: $(B)/daemon/kwatchctl
+	@mkdir -p $(@D)
+	cp $< $@
+$(G)/etc/systemd/system/kwatchd.service: units/kwatchd.service
+	@mkdir -p $(@D)
+	cp $< $@
+$(G)/etc/systemd/system/multi-user.target.wants/kwatchd.service:
+	@mkdir -p $(@D)
+	ln -sf ../kwatchd.service $@
+$(G)/usr/lib/sysusers.d/kwatchd.conf: units/kwatchd.sysusers
+	@mkdir -p $(@D)
+	cp $< $@
+$(G)/etc/kwatchd/%: config/%
+	@mkdir -p $(@D)
+	cp $< $@
+
+GUEST_TARGETS += $(G)/usr/sbin/kwatchd $(G)/usr/bin/kwatchctl \
+	$(G)/etc/systemd/system/kwatchd.service $(G)/usr/lib/sysusers.d/kwatchd.conf \
+	$(G)/etc/systemd/system/multi-user.target.wants/kwatchd.service \
+	$(patsubst config/%,$(G)/etc/kwatchd/%,$(KWD_CONFIG))

@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "event.h"
+#include "util.h"
+
+struct ev_buf *ev_buf_new(uint64_t seq, const char *data, size_t len)
+{
+	struct ev_buf *b = malloc(sizeof(*b) + len + 1);
+
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->seq = seq;
+	b->len = len;
+	memcpy(b->data, data, len);
+	b->data[len] = '\0';
+	return b;
+}
+
+struct ev_buf *ev_buf_ref(struct ev_buf *b)
+{
+	if (b)
+		b->refs++;
+	return b;
+}
+
+struct ev_buf *ev_buf_unref(struct ev_buf *b)
+{
+	if (b && --b->refs == 0)
+		free(b);
+	return NULL;
+}
+
+void kw_event_ctx_init(struct kw_event_ctx *c)
+{
+	_cleanup_free_ char *id = NULL;
+
+	memset(c, 0, sizeof(*c));
+	if (gethostname(c->host, sizeof(c->host) - 1) < 0)
+		strcpy(c->host, "localhost");
+	if (kw_read_file("/proc/sys/kernel/random/boot_id", 64, &id, NULL) == 0) {
+		id[strcspn(id, "\n")] = '\0';
+		kw_strlcpy(c->boot_id, id, sizeof(c->boot_id));
+	}
+}
+
+void kw_rfc3339(const struct timespec *ts, char *buf, size_t n)
+{
+	struct tm tm;
+	char base[24];
+
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, n, "%s.%09ldZ", base, ts->tv_nsec);
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
+static size_t utf8_seq_len(const unsigned char *s, size_t left)
+{
+	unsigned char c = s[0];
+	size_t need, i;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return c ? 1 : 0;
+	if (c >= 0xc2 && c <= 0xdf) {
+		need = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		need = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		need = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (left < need)
+		return 0;
+	for (i = 1; i < need; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((need == 3 && cp < 0x800) || (need == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return need;
+}
+
+char *kw_utf8_sanitize(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char *out = malloc(len * 3 + 1), *o = out;
+	size_t i = 0;
+
+	if (!out)
+		return NULL;
+	while (i < len) {
+		size_t n = utf8_seq_len(p + i, len - i);
+
+		if (n) {
+			memcpy(o, p + i, n);
+			o += n;
+			i += n;
+		} else {
+			memcpy(o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+json_object *kw_event_new(const char *type)
+{
+	json_object *ev = json_object_new_object();
+
+	if (ev && kw_event_add_str(ev, "type", type) < 0)
+		ev = (json_object_put(ev), NULL);
+	return ev;
+}
+
+static int add(json_object *ev, const char *key, json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	return json_object_object_add(ev, key, v) < 0 ? -ENOMEM : 0;
+}
+
+int kw_event_add_str(json_object *ev, const char *key, const char *val)
+{
+	_cleanup_free_ char *clean = kw_utf8_sanitize(val ? val : "", val ? strlen(val) : 0);
+
+	if (!clean)
+		return -ENOMEM;
+	return add(ev, key, json_object_new_string(clean));
+}
+
+int kw_event_add_int(json_object *ev, const char *key, int64_t val)
+{
+	return add(ev, key, json_object_new_int64(val));
+}
+
+int kw_event_add_u64(json_object *ev, const char *key, uint64_t val)
+{
+	return add(ev, key, json_object_new_uint64(val));
+}
+
+int kw_event_add_bool(json_object *ev, const char *key, int val)
+{
+	return add(ev, key, json_object_new_boolean(val));
+}
+
+static const char *serialise(json_object *o, size_t *len)
+{
+	return json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
+						 JSON_C_TO_STRING_NOSLASHESCAPE, len);
+}
+
+/* Cut the longest string field of the payload; false if none is left to cut. */
+static bool cut_longest(json_object *payload)
+{
+	json_object *longest = NULL;
+	size_t best = 0, keep;
+	const char *s;
+
+	json_object_object_foreach(payload, key, val) {
+		(void)key;
+		if (json_object_is_type(val, json_type_string) &&
+		    (size_t)json_object_get_string_len(val) > best) {
+			best = json_object_get_string_len(val);
+			longest = val;
+		}
+	}
+	if (!longest || best < 16)
+		return false;
+	s = json_object_get_string(longest);
+	keep = best / 2;
+	/* Back off to a UTF-8 character boundary. */
+	while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
+		keep--;
+	{
+		_cleanup_free_ char *cut = strndup(s, keep);
+
+		if (!cut)
+			return false;
+		json_object_set_string(longest, cut);
+	}
+	return true;
+}
+
+int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
+		    struct ev_buf **ret)
+{
+	json_object *out = NULL, *type = NULL;
+	struct timespec now;
+	char ts[40];
+	const char *s;
+	size_t len;
+	uint64_t seq;
+	int r = -ENOMEM, tries;
+
+	if (!ev)
+		return -ENOMEM;
+	if (c->fixed_time)
+		now = *c->fixed_time;
+	else
+		clock_gettime(CLOCK_REALTIME, &now);
+	kw_rfc3339(&now, ts, sizeof(ts));
+	seq = reuse_seq ? reuse_seq : c->seq + 1;
+
+	for (tries = 0; tries < 64; tries++) {
+		json_object_put(out);
+		out = json_object_new_object();
+		if (!out || add(out, "seq", json_object_new_uint64(seq)) < 0 ||
+		    kw_event_add_str(out, "timestamp", ts) < 0 ||
+		    kw_event_add_str(out, "host", c->host) < 0 ||
+		    kw_event_add_str(out, "boot_id", c->boot_id) < 0)
+			goto out;
+		if (json_object_object_get_ex(ev, "type", &type))
+			r = add(out, "type", json_object_get(type));
+		else
+			r = kw_event_add_str(out, "type", "unknown");
+		if (r < 0)
+			goto out;
+		json_object_object_foreach(ev, key, val) {
+			if (strcmp(key, "type") == 0)
+				continue;
+			r = add(out, key, json_object_get(val));
+			if (r < 0)
+				goto out;
+		}
+		if (tries > 0 && (r = kw_event_add_bool(out, "truncated", 1)) < 0)
+			goto out;
+		s = serialise(out, &len);
+		r = -ENOMEM;
+		if (!s)
+			goto out;
+		if (len + 1 <= KW_EVENT_MAX)
+			break;
+		if (!cut_longest(ev)) {
+			/* Nothing left to cut: keep only the type. */
+			json_object *bare = json_object_new_object();
+
+			if (!bare)
+				goto out;
+			if (type)
+				add(bare, "type", json_object_get(type));
+			json_object_put(ev);
+			ev = bare;
+		}
+	}
+	r = -E2BIG;
+	if (len + 1 > KW_EVENT_MAX)
+		goto out;
+	{
+		struct ev_buf *b = malloc(sizeof(*b) + len + 2);
+
+		r = -ENOMEM;
+		if (!b)
+			goto out;
+		b->refs = 1;
+		b->seq = seq;
+		memcpy(b->data, s, len);
+		b->data[len] = '\n';
+		b->data[len + 1] = '\0';
+		b->len = len + 1;
+		*ret = b;
+	}
+	if (!reuse_seq)
+		c->seq = seq;
+	r = 0;
+out:
+	json_object_put(out);
+	json_object_put(ev);
+	return r;
+}

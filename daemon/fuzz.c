@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One spool runtime per fuzz target: recover what was in flight, then
+ * replay queued blobs as they arrive (inotify) at the configured rate. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+
+#include "kwatchd.h"
+#include "log.h"
+#include "util.h"
+
+#define FUZZ_BATCH 64
+
+static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_result *res)
+{
+	static const char *const type[_SPOOL_STATE_MAX] = {
+		[SPOOL_DONE] = "fuzz_exec",
+		[SPOOL_REJECTED] = "fuzz_rejected",
+		[SPOOL_INTERRUPTED] = "fuzz_interrupted",
+	};
+	json_object *ev = kw_event_new(type[res->state] ? type[res->state] : "fuzz_unknown");
+	char moved[PATH_MAX + NAME_MAX + 32];
+
+	if (!ev)
+		return;
+	snprintf(moved, sizeof(moved), "%s/%s/%s", z->spool.dir, spool_dir_name[res->state],
+		 res->final_name);
+	kw_event_add_str(ev, "target", z->file.fuzz.target);
+	kw_event_add_str(ev, "blob", res->name);
+	kw_event_add_u64(ev, "size", res->size);
+	kw_event_add_str(ev, "moved_to", moved);
+	if (res->state == SPOOL_REJECTED) {
+		kw_event_add_int(ev, "errno", -res->err);
+		kw_event_add_str(ev, "error", strerror(-res->err));
+		z->rejected++;
+	} else if (res->state == SPOOL_INTERRUPTED) {
+		kw_event_add_str(ev, "reason",
+				 "in flight when the daemon or the kernel stopped; set aside, not replayed");
+		z->interrupted++;
+		log_warning("fuzz %s: blob %s was in flight at the last stop, moved to %s",
+			    z->file.fuzz.target, res->name, moved);
+	} else {
+		kw_event_add_u64(ev, "repeat", z->spool.repeat);
+		z->execs++;
+	}
+	kwd_emit(d, ev);
+}
+
+static void on_recover(const struct spool_result *res, void *ud)
+{
+	void **p = ud;
+
+	result_event(p[0], p[1], res);
+}
+
+static void schedule(struct fuzz_rt *z, uint64_t delay_us)
+{
+	sd_event_source_set_time_relative(z->timer, delay_us);
+	sd_event_source_set_enabled(z->timer, SD_EVENT_ONESHOT);
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct fuzz_rt *z = userdata;
+	unsigned int i, batch = z->file.fuzz.rate ? 1 : FUZZ_BATCH;
+
+	(void)s;
+	(void)usec;
+	for (i = 0; i < batch; i++) {
+		struct spool_result res;
+		int r = spool_step(&z->spool, &res);
+
+		if (r == -ENOENT)
+			return 0;	/* empty: wait for inotify */
+		if (r < 0) {
+			log_error_errno(r, "fuzz %s: spool step failed: %m", z->file.fuzz.target);
+			schedule(z, 1000000);
+			return 0;
+		}
+		result_event(z->d, z, &res);
+	}
+	schedule(z, z->file.fuzz.rate ? 1000000 / z->file.fuzz.rate : 0);
+	return 0;
+}
+
+static int on_spool_change(sd_event_source *s, const struct inotify_event *e, void *userdata)
+{
+	struct fuzz_rt *z = userdata;
+	int enabled = SD_EVENT_OFF;
+
+	(void)s;
+	(void)e;
+	sd_event_source_get_enabled(z->timer, &enabled);
+	if (enabled == SD_EVENT_OFF)
+		schedule(z, 0);
+	return 0;
+}
+
+static void rt_free(struct fuzz_rt *z)
+{
+	sd_event_source_disable_unref(z->inotify);
+	sd_event_source_disable_unref(z->timer);
+	spool_close(&z->spool);
+	free(z);
+}
+
+int fuzz_start(struct kwd *d, const struct kw_file *f)
+{
+	char dir[PATH_MAX], input[PATH_MAX];
+	struct fuzz_rt *z, **tmp;
+	void *ud[2];
+	int r;
+
+	if (!f->fuzz.enabled)
+		return 0;
+	z = calloc(1, sizeof(*z));
+	if (!z)
+		return -ENOMEM;
+	z->d = d;
+	z->file = *f;
+	if (f->fuzz.spool[0])
+		snprintf(dir, sizeof(dir), "%s", f->fuzz.spool);
+	else
+		snprintf(dir, sizeof(dir), "%.2000s/%s", d->set.spool_root, f->fuzz.target);
+	snprintf(input, sizeof(input), "%.2000s/%s/input", d->set.kfuzztest, f->fuzz.target);
+	r = spool_open(&z->spool, dir, input, f->fuzz.repeat);
+	if (r < 0)
+		goto fail;
+	ud[0] = d;
+	ud[1] = z;
+	r = spool_recover(&z->spool, on_recover, ud);
+	if (r < 0)
+		goto fail;
+	r = sd_event_add_time_relative(d->ev, &z->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, z);
+	if (r < 0)
+		goto fail;
+	r = sd_event_add_inotify(d->ev, &z->inotify, dir, IN_MOVED_TO | IN_CLOSE_WRITE,
+				 on_spool_change, z);
+	if (r < 0)
+		goto fail;
+	tmp = realloc(d->fuzz, (d->n_fuzz + 1) * sizeof(*tmp));
+	if (!tmp) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	d->fuzz = tmp;
+	d->fuzz[d->n_fuzz++] = z;
+	return 0;
+fail:
+	rt_free(z);
+	return r;
+}
+
+bool fuzz_stop(struct kwd *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_fuzz; i++) {
+		if (strcmp(d->fuzz[i]->file.name, name) != 0)
+			continue;
+		rt_free(d->fuzz[i]);
+		d->fuzz[i] = d->fuzz[--d->n_fuzz];
+		return true;
+	}
+	return false;
+}
+
+void fuzz_stop_all(struct kwd *d)
+{
+	while (d->n_fuzz)
+		fuzz_stop(d, d->fuzz[0]->file.name);
+	free(d->fuzz);
+	d->fuzz = NULL;
+}

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kwatchctl: the client of kwatchd's event socket.
+ *
+ *   kwatchctl [-s SOCKET] follow [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S]
+ *   kwatchctl [-s SOCKET] status [-r]
+ *   kwatchctl [-s SOCKET] reload
+ *   kwatchctl [-s SOCKET] bench N [RATE]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <json-c/json.h>
+
+#include "util.h"
+
+struct follow {
+	bool raw, summary;
+	char types[512];
+	long count;
+	int stall_s, idle_s;
+	/* what was seen */
+	uint64_t events, lost_records, lost_events, gaps, last_seq, matched;
+	double t_first, t_last;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int connect_to(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (kw_strlcpy(sa.sun_path, path, sizeof(sa.sun_path)) < 0)
+		return -ENAMETOOLONG;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return neg_errno();
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = neg_errno();
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+static int send_line(int fd, const char *line)
+{
+	size_t len = strlen(line);
+
+	return send(fd, line, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : neg_errno();
+}
+
+static bool type_wanted(const struct follow *f, const char *type)
+{
+	char buf[520], *tok, *save;
+
+	if (!f->types[0])
+		return true;
+	snprintf(buf, sizeof(buf), "%s", f->types);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (strcmp(tok, type) == 0)
+			return true;
+	return false;
+}
+
+static void print_readable(json_object *o)
+{
+	json_object *v;
+
+	printf("%-6" PRIu64 " %s %-16s",
+	       json_object_object_get_ex(o, "seq", &v) ? (uint64_t)json_object_get_uint64(v) : 0,
+	       json_object_object_get_ex(o, "timestamp", &v) ? json_object_get_string(v) : "-",
+	       json_object_object_get_ex(o, "type", &v) ? json_object_get_string(v) : "-");
+	json_object_object_foreach(o, key, val) {
+		if (!strcmp(key, "seq") || !strcmp(key, "timestamp") || !strcmp(key, "type") ||
+		    !strcmp(key, "host") || !strcmp(key, "boot_id"))
+			continue;
+		printf(" %s=%s", key, json_object_get_string(val));
+	}
+	putchar('\n');
+}
+
+/* One line of the stream; returns 1 when the follow is complete. */
+static int on_line(struct follow *f, const char *line)
+{
+	json_object *o = json_tokener_parse(line), *v;
+	const char *type;
+	uint64_t seq;
+	int done = 0;
+
+	if (!o) {
+		fprintf(stderr, "kwatchctl: not JSON: %.80s\n", line);
+		return 0;
+	}
+	type = json_object_object_get_ex(o, "type", &v) ? json_object_get_string(v) : "";
+	seq = json_object_object_get_ex(o, "seq", &v) ? json_object_get_uint64(v) : 0;
+	f->events++;
+	if (strcmp(type, "lost") == 0) {
+		f->lost_records++;
+		if (json_object_object_get_ex(o, "count", &v))
+			f->lost_events += json_object_get_uint64(v);
+	} else if (strcmp(type, "status") != 0) {
+		if (f->last_seq && seq != f->last_seq + 1)
+			f->gaps++;
+	}
+	if (strcmp(type, "status") != 0)
+		f->last_seq = seq;
+	if (type_wanted(f, type) || strcmp(type, "lost") == 0) {
+		if (!f->matched)
+			f->t_first = now_s();
+		f->t_last = now_s();
+		if (type_wanted(f, type))
+			f->matched++;
+		if (f->raw)
+			puts(line);
+		else
+			print_readable(o);
+		if (f->count > 0 && f->matched >= (uint64_t)f->count)
+			done = 1;
+	}
+	json_object_put(o);
+	return done;
+}
+
+static int follow(int fd, struct follow *f)
+{
+	static char buf[1 << 16];
+	size_t len = 0;
+	int r = 0;
+
+	if (f->stall_s > 0) {
+		/* A deliberately stalled reader (tests the daemon's queue policy). */
+		struct timespec ts = { .tv_sec = f->stall_s };
+
+		nanosleep(&ts, NULL);
+	}
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+		char *nl, *start;
+
+		r = poll(&p, 1, f->idle_s > 0 ? f->idle_s * 1000 : -1);
+		if (r == 0)
+			break;	/* idle: done */
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0)
+			break;
+		len += n;
+		buf[len] = '\0';
+		start = buf;
+		while ((nl = strchr(start, '\n'))) {
+			*nl = '\0';
+			if (on_line(f, start)) {
+				fflush(stdout);
+				goto out;
+			}
+			start = nl + 1;
+		}
+		fflush(stdout);	/* followers are often redirected to files */
+		len -= start - buf;
+		memmove(buf, start, len);
+		if (len == sizeof(buf) - 1)
+			len = 0;
+	}
+out:
+	fflush(stdout);
+	if (f->summary)
+		fprintf(stderr, "events=%" PRIu64 " matched=%" PRIu64 " lost_records=%" PRIu64
+			" lost_events=%" PRIu64 " gaps=%" PRIu64 " last_seq=%" PRIu64
+			" seconds=%.3f\n", f->events, f->matched, f->lost_records,
+			f->lost_events, f->gaps, f->last_seq,
+			f->matched ? f->t_last - f->t_first : 0.0);
+	return 0;
+}
+
+static void usage(void)
+{
+	printf("usage: kwatchctl [-s SOCKET] COMMAND\n"
+	       "  follow [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S]\n"
+	       "         stream events: -r raw NDJSON, -t only these types (lost records always\n"
+	       "         shown), -n stop after COUNT, -w wait SEC before reading (a stalled\n"
+	       "         client), -i exit after SEC without data, -S summary on stderr\n"
+	       "  status [-r]   the daemon's state (files, watch, wprobes, spools, clients, drops)\n"
+	       "  reload        re-read the configuration directory\n"
+	       "  bench N [RATE]  ask the daemon for N synthetic 'bench' events (RATE per second)\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *sock = getenv("KWATCHD_SOCKET");
+	struct follow f = { .count = -1 };
+	const char *cmd;
+	int opt, fd, r;
+
+	if (!sock)
+		sock = "/run/kwatchd/events.sock";
+	while ((opt = getopt(argc, argv, "+s:h")) != -1) {
+		if (opt == 's') {
+			sock = optarg;
+		} else {
+			usage();
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (optind >= argc) {
+		usage();
+		return 2;
+	}
+	cmd = argv[optind];
+	optind++;
+	while ((opt = getopt(argc, argv, "rt:n:w:i:S")) != -1) {
+		switch (opt) {
+		case 'r': f.raw = true; break;
+		case 't': snprintf(f.types, sizeof(f.types), "%s", optarg); break;
+		case 'n': f.count = atol(optarg); break;
+		case 'w': f.stall_s = atoi(optarg); break;
+		case 'i': f.idle_s = atoi(optarg); break;
+		case 'S': f.summary = true; break;
+		default: usage(); return 2;
+		}
+	}
+	fd = connect_to(sock);
+	if (fd < 0) {
+		fprintf(stderr, "kwatchctl: %s: %s\n", sock, strerror(-fd));
+		return 1;
+	}
+	if (strcmp(cmd, "follow") == 0) {
+		r = follow(fd, &f);
+	} else if (strcmp(cmd, "status") == 0) {
+		snprintf(f.types, sizeof(f.types), "status");
+		f.count = 1;
+		f.idle_s = 10;
+		r = send_line(fd, "status\n");
+		if (r == 0 && f.raw) {
+			r = follow(fd, &f);
+		} else if (r == 0) {
+			/* pretty-print the one status record */
+			static char buf[1 << 20];
+			size_t len = 0;
+			ssize_t n;
+			char *line, *nl;
+
+			while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
+				len += n;
+				buf[len] = '\0';
+				for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+					json_object *o, *v;
+
+					*nl = '\0';
+					o = json_tokener_parse(line);
+					if (o && json_object_object_get_ex(o, "type", &v) &&
+					    strcmp(json_object_get_string(v), "status") == 0) {
+						puts(json_object_to_json_string_ext(o,
+							JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+						json_object_put(o);
+						goto done;
+					}
+					json_object_put(o);
+				}
+				len -= line - buf;
+				memmove(buf, line, len);
+			}
+			r = -EPIPE;
+		}
+	} else if (strcmp(cmd, "reload") == 0) {
+		r = send_line(fd, "reload\n");
+	} else if (strcmp(cmd, "bench") == 0 && optind < argc) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "bench %.20s %.20s\n", argv[optind],
+			 optind + 1 < argc ? argv[optind + 1] : "0");
+		r = send_line(fd, line);
+	} else {
+		usage();
+		r = -EINVAL;
+	}
+done:
+	close(fd);
+	if (r < 0)
+		fprintf(stderr, "kwatchctl: %s: %s\n", cmd, strerror(-r));
+	return r < 0 ? 1 : 0;
+}

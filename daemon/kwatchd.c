@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kwatchd: applies /etc/kwatchd/ to KStackWatch, wprobes and KFuzzTest
+ * spools, and streams what happens as NDJSON.  One sd-event loop; systemd
+ * Type=notify with READY/RELOADING/STATUS and the watchdog. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <systemd/sd-daemon.h>
+
+#include "ksw.h"
+#include "kwatchd.h"
+#include "log.h"
+#include "util.h"
+#include "wprobe.h"
+
+#define BENCH_CHUNK 32
+
+void kwd_emit(struct kwd *d, json_object *ev)
+{
+	struct ev_buf *b = NULL;
+	int r = kw_event_encode(&d->ectx, ev, 0, &b);
+
+	if (r < 0) {
+		log_warning_errno(r, "cannot encode an event: %m, dropping it");
+		return;
+	}
+	server_broadcast(&d->srv, b);
+	ev_buf_unref(b);
+}
+
+void kwd_status_notify(struct kwd *d)
+{
+	uint64_t queued = 0;
+	size_t i, nwp = 0;
+
+	for (i = 0; i < d->n_cur; i++)
+		nwp += d->cur[i].kind == KW_WPROBE && d->cur[i].wprobe.enabled;
+	for (i = 0; i < d->n_fuzz; i++)
+		queued += d->fuzz[i]->execs;
+	sd_notifyf(false, "STATUS=watch: %s; wprobes: %zu; fuzz targets: %zu (%" PRIu64
+		   " blobs run); config errors: %zu; clients: %u; dropped: %" PRIu64,
+		   d->armed_line[0] ? d->armed_line : "none", nwp, d->n_fuzz, queued,
+		   d->n_errors, d->srv.n_clients, server_dropped(&d->srv));
+}
+
+static void lifecycle_event(struct kwd *d, const char *type, const char *why)
+{
+	json_object *ev = kw_event_new(type);
+
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "reason", why);
+	kw_event_add_int(ev, "pid", getpid());
+	kw_event_add_str(ev, "confdir", d->confdir);
+	kwd_emit(d, ev);
+}
+
+static void do_reload(struct kwd *d, const char *why)
+{
+	sd_notify(false, "RELOADING=1");
+	lifecycle_event(d, "daemon_reload", why);
+	d->reloads++;
+	kwd_reload(d, why);
+	sd_notify(false, "READY=1");
+	kwd_status_notify(d);
+}
+
+/* --- config directory watch -------------------------------------------------- */
+
+static int add_conf_watches(struct kwd *d);
+
+static int on_quiet(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct kwd *d = userdata;
+
+	(void)s;
+	(void)usec;
+	add_conf_watches(d);
+	do_reload(d, "inotify");
+	return 0;
+}
+
+static int on_conf_change(sd_event_source *s, const struct inotify_event *e, void *userdata)
+{
+	struct kwd *d = userdata;
+	size_t i;
+
+	if (e->mask & IN_IGNORED) {
+		/* The directory went away; watch it again when it is back. */
+		for (i = 0; i <= _KW_KIND_MAX; i++)
+			if (d->conf_src[i] == s)
+				d->conf_src[i] = sd_event_source_disable_unref(s);
+	}
+	/* Quiet period: apply once the burst of changes is over. */
+	sd_event_source_set_time_relative(d->quiet, (uint64_t)d->set.quiet_ms * 1000);
+	sd_event_source_set_enabled(d->quiet, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+static int add_conf_watches(struct kwd *d)
+{
+	const uint32_t mask = IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE |
+		IN_CREATE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF;
+	char path[PATH_MAX];
+	int k, r;
+
+	for (k = 0; k <= _KW_KIND_MAX; k++) {
+		if (d->conf_src[k])
+			continue;
+		if (k == _KW_KIND_MAX)
+			snprintf(path, sizeof(path), "%s", d->confdir);
+		else
+			snprintf(path, sizeof(path), "%.4000s/%s", d->confdir, kw_kind_dir[k]);
+		r = sd_event_add_inotify(d->ev, &d->conf_src[k], path, mask, on_conf_change, d);
+		if (r < 0 && r != -ENOENT)
+			log_warning_errno(r, "cannot watch %s: %m, ignoring", path);
+	}
+	return 0;
+}
+
+/* --- commands from clients ------------------------------------------------ */
+
+static int on_bench(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct kwd *d = userdata;
+	unsigned int i, chunk = d->bench_rate ? 1 : BENCH_CHUNK;
+
+	(void)usec;
+	for (i = 0; i < chunk && d->bench_left; i++, d->bench_left--) {
+		json_object *ev = kw_event_new("bench");
+
+		kw_event_add_u64(ev, "left", d->bench_left - 1);
+		kw_event_add_str(ev, "pad", "synthetic event for measuring the stream");
+		kwd_emit(d, ev);
+	}
+	if (d->bench_left) {
+		sd_event_source_set_time_relative(s, d->bench_rate ? 1000000 / d->bench_rate : 0);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	}
+	return 0;
+}
+
+static void on_command(struct server *srv, struct client *c, const char *line, void *userdata)
+{
+	struct kwd *d = userdata;
+	struct ev_buf *b = NULL;
+	unsigned long n, rate = 0;
+
+	(void)srv;
+	if (strcmp(line, "status") == 0) {
+		/* A reply, not a stream event: it reuses the last seq. */
+		if (kw_event_encode(&d->ectx, kwd_status(d), d->ectx.seq ? d->ectx.seq : 1, &b) == 0) {
+			server_send(c, b);
+			ev_buf_unref(b);
+		}
+	} else if (strcmp(line, "reload") == 0) {
+		do_reload(d, "command");
+	} else if (sscanf(line, "bench %lu %lu", &n, &rate) >= 1 && n <= 10000000 &&
+		   rate <= 1000000) {
+		/* Synthetic events for measuring the stream (kwatchctl bench
+		 * N [RATE/s]); without a rate, as fast as the loop goes. */
+		d->bench_left += n;
+		d->bench_rate = rate;
+		if (!d->bench)
+			sd_event_add_time_relative(d->ev, &d->bench, CLOCK_MONOTONIC, 0, 1,
+						   on_bench, d);
+		sd_event_source_set_time_relative(d->bench, 0);
+		sd_event_source_set_enabled(d->bench, SD_EVENT_ONESHOT);
+	}
+}
+
+/* --- signals and life cycle ---------------------------------------------- */
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)s;
+	(void)si;
+	do_reload(userdata, "SIGHUP");
+	return 0;
+}
+
+static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct kwd *d = userdata;
+
+	(void)s;
+	sd_notify(false, "STOPPING=1");
+	d->stopping = true;
+	kwd_teardown(d);
+	lifecycle_event(d, "daemon_stop", strsignal(si->ssi_signo));
+	server_flush(&d->srv, 500);
+	return sd_event_exit(d->ev, 0);
+}
+
+static int load_settings(struct kwd *d)
+{
+	_cleanup_free_ char *text = NULL;
+	char path[PATH_MAX], reason[256];
+	int r, line = 0;
+
+	kw_settings_default(&d->set);
+	snprintf(path, sizeof(path), "%.4000s/kwatchd.conf", d->confdir);
+	r = kw_read_file(path, 65536, &text, NULL);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return log_error_errno(r, "%s: %m", path);
+	r = kw_settings_parse(text, &d->set, &line, reason, sizeof(reason));
+	if (r < 0)
+		return log_error_errno(r, "%s:%d: %s", path, line, reason);
+	return 0;
+}
+
+static void usage(void)
+{
+	printf("usage: kwatchd [-c CONFDIR] [-v]\n"
+	       "  -c CONFDIR  configuration directory (default $CONFIGURATION_DIRECTORY or /etc/kwatchd)\n"
+	       "  -v          debug logging\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct kwd d = { .pipe_fd = -1 };
+	const char *env = getenv("CONFIGURATION_DIRECTORY");
+	sigset_t ss;
+	int opt, r;
+
+	snprintf(d.confdir, sizeof(d.confdir), "%s", env && *env ? env : "/etc/kwatchd");
+	while ((opt = getopt(argc, argv, "c:vh")) != -1) {
+		switch (opt) {
+		case 'c':
+			snprintf(d.confdir, sizeof(d.confdir), "%s", optarg);
+			break;
+		case 'v':
+			kw_log_level = LOG_DEBUG;
+			break;
+		case 'h':
+			usage();
+			return 0;
+		default:
+			usage();
+			return 2;
+		}
+	}
+	kw_event_ctx_init(&d.ectx);
+	r = load_settings(&d);
+	if (r < 0)
+		goto out;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	r = sd_event_default(&d.ev);
+	if (r < 0)
+		goto out;
+	if ((r = sd_event_add_signal(d.ev, NULL, SIGTERM, on_term, &d)) < 0 ||
+	    (r = sd_event_add_signal(d.ev, NULL, SIGINT, on_term, &d)) < 0 ||
+	    (r = sd_event_add_signal(d.ev, NULL, SIGHUP, on_sighup, &d)) < 0)
+		goto out;
+	r = sd_event_set_watchdog(d.ev, true);
+	if (r < 0)
+		goto out;
+	r = sd_event_add_time_relative(d.ev, &d.quiet, CLOCK_MONOTONIC, UINT64_MAX / 2, 10000,
+				       on_quiet, &d);
+	if (r < 0)
+		goto out;
+	sd_event_source_set_enabled(d.quiet, SD_EVENT_OFF);
+
+	r = server_start(&d.srv, d.ev, &d.ectx, d.set.socket_path, d.set.push_path,
+			 d.set.queue_events, (size_t)d.set.queue_kib * 1024, on_command, &d);
+	if (r < 0)
+		goto out;
+	d.wprobe_ok = wprobe_supported(d.set.tracefs);
+	lifecycle_event(&d, "daemon_start", d.wprobe_ok ? "wprobes supported" :
+			"no wprobe support in this kernel");
+	add_conf_watches(&d);
+	r = kwd_reload(&d, "start");
+	if (r < 0)
+		goto out;
+	/* A watch left by a daemon that was killed must not outlive its
+	 * configuration: with nothing to arm, clear the control file. */
+	if (!d.armed_line[0] && ksw_present(d.set.kstackwatch) &&
+	    ksw_disarm(d.set.kstackwatch) == 0)
+		log_info("cleared %s (no watch configured)", d.set.kstackwatch);
+	sd_notify(false, "READY=1");
+	kwd_status_notify(&d);
+	log_info("kwatchd ready: %s, socket %s", d.confdir, d.set.socket_path);
+
+	r = sd_event_loop(d.ev);
+out:
+	if (r < 0) {
+		log_error_errno(r, "kwatchd: %m");
+		sd_notifyf(false, "ERRNO=%d", -r);
+	}
+	if (!d.stopping)
+		kwd_teardown(&d);
+	server_stop(&d.srv);
+	sd_event_source_disable_unref(d.quiet);
+	sd_event_source_disable_unref(d.bench);
+	for (opt = 0; opt <= _KW_KIND_MAX; opt++)
+		sd_event_source_disable_unref(d.conf_src[opt]);
+	sd_event_unref(d.ev);
+	return r < 0 ? 1 : 0;
+}

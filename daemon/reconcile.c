@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0
+/* From the configuration directory to the kernel: load, plan (apply.c),
+ * execute the plan step by step with a rollback per object, report. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ksw.h"
+#include "kwatchd.h"
+#include "log.h"
+#include "util.h"
+#include "wprobe.h"
+
+static void file_fields(json_object *ev, const struct kw_file *f)
+{
+	kw_event_add_str(ev, "kind", kw_kind_name[f->kind]);
+	kw_event_add_str(ev, "file", f->path);
+}
+
+static void config_error(struct kwd *d, const struct kw_file *f, bool kernel)
+{
+	json_object *ev = kw_event_new("config_error");
+
+	d->config_errors++;
+	log_error("%s:%d: %s%s", f->path, f->err_line, f->err_reason,
+		  kernel ? "" : ", keeping the last good version");
+	if (!ev)
+		return;
+	file_fields(ev, f);
+	kw_event_add_int(ev, "line", f->err_line);
+	kw_event_add_str(ev, "reason", f->err_reason);
+	kw_event_add_int(ev, "errno", f->err < 0 ? -f->err : 0);
+	kw_event_add_str(ev, "stage", kernel ? "kernel" : "parse");
+	kwd_emit(d, ev);
+}
+
+static void obj_event(struct kwd *d, const char *type, const struct kw_file *f,
+		      const char *key, const char *val)
+{
+	json_object *ev = kw_event_new(type);
+
+	if (!ev)
+		return;
+	file_fields(ev, f);
+	if (key)
+		kw_event_add_str(ev, key, val);
+	kwd_emit(d, ev);
+}
+
+/* A kernel step failed for file f: record it as an error of that file. */
+static int kernel_failed(struct kwd *d, struct kw_plan *p, const struct kw_file *f, int r,
+			 const char *what, const char *detail)
+{
+	struct kw_file e = *f, *tmp;
+
+	e.err = r;
+	e.err_line = 0;
+	snprintf(e.err_reason, sizeof(e.err_reason), "%s: %s%s%s", what, strerror(-r),
+		 detail && *detail ? ": " : "", detail ? detail : "");
+	config_error(d, &e, true);
+	tmp = realloc(p->errors, (p->n_errors + 1) * sizeof(*tmp));
+	if (!tmp)
+		return -ENOMEM;
+	p->errors = tmp;
+	p->errors[p->n_errors++] = e;
+	return 0;
+}
+
+static void drop_next(struct kw_plan *p, size_t i)
+{
+	/* Only at the end of execute(): steps index into p->next. */
+	memmove(&p->next[i], &p->next[i + 1], (p->n_next - i - 1) * sizeof(*p->next));
+	p->n_next--;
+}
+
+static const struct kw_file *find(const struct kw_file *set, size_t n, enum kw_kind kind,
+				  const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (set[i].kind == kind && strcmp(set[i].name, name) == 0)
+			return &set[i];
+	return NULL;
+}
+
+static int pipe_open(struct kwd *d);
+
+static int arm(struct kwd *d, const struct kw_file *f, char *line, size_t n)
+{
+	int r = ksw_arm(d->set.kstackwatch, &f->watch, line, n);
+
+	if (r == 0) {
+		snprintf(d->armed_line, sizeof(d->armed_line), "%s", line);
+		snprintf(d->armed_file, sizeof(d->armed_file), "%s", f->name);
+		obj_event(d, "watch_armed", f, "line", line);
+		log_info("watch armed from %s: %s", f->name, line);
+	}
+	return r;
+}
+
+static void disarm(struct kwd *d, const struct kw_file *f)
+{
+	int r = ksw_disarm(d->set.kstackwatch);
+
+	if (r < 0)
+		log_warning_errno(r, "disarming %s: %m, ignoring", d->set.kstackwatch);
+	obj_event(d, "watch_disarmed", f, "line", d->armed_line);
+	log_info("watch disarmed (%s)", f->name);
+	d->armed_line[0] = '\0';
+	d->armed_file[0] = '\0';
+}
+
+static int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
+{
+	char line[512];
+	int r;
+
+	if (!f->wprobe.enabled)
+		return 0;
+	if (!d->wprobe_ok)
+		return -EOPNOTSUPP;
+	r = wprobe_create(d->set.tracefs, d->set.instance, &f->wprobe, reason, n);
+	if (r < 0)
+		return r;
+	kw_wprobe_line(&f->wprobe, KW_WPROBE_GROUP, line, sizeof(line));
+	obj_event(d, "wprobe_created", f, "definition", line);
+	pipe_open(d);
+	return 0;
+}
+
+static void wp_remove(struct kwd *d, const struct kw_file *f)
+{
+	if (!f->wprobe.enabled || !d->wprobe_ok)
+		return;
+	wprobe_remove(d->set.tracefs, d->set.instance, &f->wprobe);
+	obj_event(d, "wprobe_removed", f, "name", f->wprobe.name);
+}
+
+static int execute(struct kwd *d, struct kw_plan *p)
+{
+	const struct kw_file *old = d->cur;
+	size_t i, n_old = d->n_cur;
+	char line[256], reason[256];
+	int r;
+
+	for (i = 0; i < p->n_steps; i++) {
+		const struct kw_step *s = &p->steps[i];
+		const struct kw_file *o, *f;
+
+		switch (s->op) {
+		case KW_STEP_WATCH_DISARM:
+			disarm(d, &old[s->file]);
+			break;
+		case KW_STEP_WPROBE_REMOVE:
+			wp_remove(d, &old[s->file]);
+			break;
+		case KW_STEP_FUZZ_STOP:
+			if (fuzz_stop(d, old[s->file].name))
+				obj_event(d, "fuzz_stopped", &old[s->file], "target",
+					  old[s->file].fuzz.target);
+			break;
+		case KW_STEP_WATCH_ARM:
+			f = &p->next[s->file];
+			r = arm(d, f, line, sizeof(line));
+			if (r == 0)
+				break;
+			kernel_failed(d, p, f, r, d->set.kstackwatch, line);
+			/* Same file: its last good version goes back in.  Another
+			 * file: the kernel state is unknown, so disarm. */
+			o = kw_armed_watch(old, n_old);
+			if (o && strcmp(o->name, f->name) == 0) {
+				p->next[s->file] = *o;
+				if (arm(d, o, line, sizeof(line)) == 0)
+					break;
+			} else {
+				p->next[s->file].err = r;
+			}
+			if (o || d->armed_line[0])
+				disarm(d, o ? o : f);
+			break;
+		case KW_STEP_WPROBE_CREATE:
+		case KW_STEP_FUZZ_START:
+			f = &p->next[s->file];
+			reason[0] = '\0';
+			r = s->op == KW_STEP_WPROBE_CREATE ?
+				wp_create(d, f, reason, sizeof(reason)) : fuzz_start(d, f);
+			if (r == 0) {
+				if (s->op == KW_STEP_FUZZ_START && f->fuzz.enabled)
+					obj_event(d, "fuzz_started", f, "target", f->fuzz.target);
+				break;
+			}
+			kernel_failed(d, p, f, r, s->op == KW_STEP_WPROBE_CREATE ?
+				      "creating the wprobe" : "starting the spool", reason);
+			o = find(old, n_old, f->kind, f->name);
+			if (o && (s->op == KW_STEP_WPROBE_CREATE ? wp_create(d, o, reason, sizeof(reason)) :
+				  fuzz_start(d, o)) == 0) {
+				p->next[s->file] = *o;
+				break;
+			}
+			/* Nothing of it is in force now. */
+			p->next[s->file].err = r;
+			break;
+		default:
+			break;
+		}
+	}
+	/* Files whose creation failed without a fallback leave the set. */
+	for (i = p->n_next; i-- > 0;)
+		if (p->next[i].err)
+			drop_next(p, i);
+	return 0;
+}
+
+int kwd_reload(struct kwd *d, const char *why)
+{
+	struct kw_file *parsed = NULL;
+	struct kw_plan plan;
+	size_t n = 0, i;
+	json_object *ev;
+	int r;
+
+	r = kw_config_load(d->confdir, &parsed, &n);
+	if (r < 0) {
+		/* Enumeration failed: keep everything as it is. */
+		log_error_errno(r, "cannot read %s: %m, keeping the configuration in force",
+				d->confdir);
+		return r;
+	}
+	r = kw_plan_build(d->cur, d->n_cur, parsed, n, &plan);
+	free(parsed);
+	if (r < 0)
+		return log_error_errno(r, "cannot plan the configuration: %m");
+	for (i = 0; i < plan.n_errors; i++)
+		config_error(d, &plan.errors[i], false);
+	execute(d, &plan);
+
+	free(d->cur);
+	d->cur = plan.next;
+	d->n_cur = plan.n_next;
+	free(d->errors);
+	d->errors = plan.errors;
+	d->n_errors = plan.n_errors;
+	d->applies++;
+
+	ev = kw_event_new("config_applied");
+	if (ev) {
+		kw_event_add_str(ev, "trigger", why);
+		kw_event_add_u64(ev, "files", d->n_cur);
+		kw_event_add_u64(ev, "errors", d->n_errors);
+		kw_event_add_u64(ev, "steps", plan.n_steps);
+		kw_event_add_str(ev, "watch", d->armed_line);
+		kwd_emit(d, ev);
+	}
+	log_info("configuration applied (%s): %zu files in force, %zu in error, %zu steps",
+		 why, d->n_cur, d->n_errors, plan.n_steps);
+	free(plan.steps);
+	kwd_status_notify(d);
+	return 0;
+}
+
+void kwd_teardown(struct kwd *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_cur; i++) {
+		const struct kw_file *f = &d->cur[i];
+
+		if (f->kind == KW_WATCH && d->armed_line[0] && strcmp(f->name, d->armed_file) == 0)
+			disarm(d, f);
+		else if (f->kind == KW_WPROBE)
+			wp_remove(d, f);
+	}
+	fuzz_stop_all(d);
+	d->pipe_io = sd_event_source_disable_unref(d->pipe_io);
+	if (d->pipe_fd >= 0)
+		close(d->pipe_fd);
+	d->pipe_fd = -1;
+	free(d->cur);
+	free(d->errors);
+	d->cur = d->errors = NULL;
+	d->n_cur = d->n_errors = 0;
+}
+
+/* --- wprobe hits ------------------------------------------------------------ */
+
+static void hit_line(struct kwd *d, const char *line)
+{
+	struct wprobe_hit h;
+	json_object *ev;
+
+	if (wprobe_parse_hit(line, &h) < 0)
+		return;
+	d->wprobe_hits++;
+	ev = kw_event_new("wprobe_hit");
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "event", h.event);
+	kw_event_add_str(ev, "comm", h.comm);
+	kw_event_add_int(ev, "pid", h.pid);
+	kw_event_add_int(ev, "cpu", h.cpu);
+	kw_event_add_str(ev, "trace_ts", h.ts);
+	kw_event_add_str(ev, "ip", h.ip);
+	kw_event_add_str(ev, "args", h.args);
+	kwd_emit(d, ev);
+}
+
+static int on_pipe(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct kwd *d = userdata;
+	char *nl, *start;
+	ssize_t n;
+
+	(void)s;
+	(void)revents;
+	n = read(fd, d->pipe_buf + d->pipe_len, sizeof(d->pipe_buf) - 1 - d->pipe_len);
+	if (n <= 0)
+		return 0;
+	d->pipe_len += n;
+	d->pipe_buf[d->pipe_len] = '\0';
+	start = d->pipe_buf;
+	while ((nl = strchr(start, '\n'))) {
+		*nl = '\0';
+		hit_line(d, start);
+		start = nl + 1;
+	}
+	d->pipe_len -= start - d->pipe_buf;
+	memmove(d->pipe_buf, start, d->pipe_len);
+	if (d->pipe_len == sizeof(d->pipe_buf) - 1)
+		d->pipe_len = 0;
+	return 0;
+}
+
+static int pipe_open(struct kwd *d)
+{
+	int r;
+
+	if (d->pipe_fd >= 0)
+		return 0;
+	r = wprobe_instance_open(d->set.tracefs, d->set.instance, d->trace_pipe,
+				 sizeof(d->trace_pipe));
+	if (r < 0)
+		return log_warning_errno(r, "tracefs instance %s: %m", d->set.instance);
+	d->pipe_fd = open(d->trace_pipe, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (d->pipe_fd < 0)
+		return log_warning_errno(neg_errno(), "%s: %m", d->trace_pipe);
+	return sd_event_add_io(d->ev, &d->pipe_io, d->pipe_fd, EPOLLIN, on_pipe, d);
+}
+
+/* --- status ------------------------------------------------------------- */
+
+static const struct kw_file *find_err(struct kwd *d, const struct kw_file *f)
+{
+	return find(d->errors, d->n_errors, f->kind, f->name);
+}
+
+static json_object *file_status(const struct kw_file *f, const char *state,
+				const struct kw_file *err)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	file_fields(o, f);
+	kw_event_add_str(o, "state", state);
+	if (err) {
+		kw_event_add_int(o, "line", err->err_line);
+		kw_event_add_str(o, "reason", err->err_reason);
+	}
+	return o;
+}
+
+json_object *kwd_status(struct kwd *d)
+{
+	json_object *st = kw_event_new("status"), *files, *wps, *spools, *o;
+	size_t i;
+
+	if (!st)
+		return NULL;
+	files = json_object_new_array();
+	wps = json_object_new_array();
+	spools = json_object_new_array();
+	for (i = 0; i < d->n_cur; i++) {
+		const struct kw_file *f = &d->cur[i];
+		const struct kw_file *e = find_err(d, f);
+		bool on = (f->kind == KW_WATCH && f->watch.enabled) ||
+			(f->kind == KW_WPROBE && f->wprobe.enabled) ||
+			(f->kind == KW_FUZZ && f->fuzz.enabled);
+
+		json_object_array_add(files, file_status(f, e ? "error, last good in force" :
+							 on ? "applied" : "disabled", e));
+		if (f->kind == KW_WPROBE && on)
+			json_object_array_add(wps, json_object_new_string(f->wprobe.name));
+	}
+	for (i = 0; i < d->n_errors; i++)
+		if (!find(d->cur, d->n_cur, d->errors[i].kind, d->errors[i].name))
+			json_object_array_add(files, file_status(&d->errors[i], "error",
+								 &d->errors[i]));
+	for (i = 0; i < d->n_fuzz; i++) {
+		struct fuzz_rt *z = d->fuzz[i];
+
+		o = json_object_new_object();
+		kw_event_add_str(o, "target", z->file.fuzz.target);
+		kw_event_add_str(o, "spool", z->spool.dir);
+		kw_event_add_int(o, "queued", spool_count(&z->spool, SPOOL_QUEUED));
+		kw_event_add_int(o, "done", spool_count(&z->spool, SPOOL_DONE));
+		kw_event_add_int(o, "rejected", spool_count(&z->spool, SPOOL_REJECTED));
+		kw_event_add_int(o, "interrupted", spool_count(&z->spool, SPOOL_INTERRUPTED));
+		kw_event_add_u64(o, "execs", z->execs);
+		json_object_array_add(spools, o);
+	}
+	json_object_object_add(st, "files", files);
+	kw_event_add_str(st, "watch", d->armed_line);
+	kw_event_add_str(st, "watch_file", d->armed_file);
+	json_object_object_add(st, "wprobes", wps);
+	kw_event_add_bool(st, "wprobe_support", d->wprobe_ok);
+	json_object_object_add(st, "spools", spools);
+	kw_event_add_u64(st, "clients", d->srv.n_clients);
+	kw_event_add_u64(st, "dropped", server_dropped(&d->srv));
+	kw_event_add_u64(st, "push_connects", d->srv.push_connects);
+	kw_event_add_u64(st, "last_seq", d->ectx.seq);
+	kw_event_add_u64(st, "applies", d->applies);
+	kw_event_add_u64(st, "config_errors", d->config_errors);
+	kw_event_add_u64(st, "wprobe_hits", d->wprobe_hits);
+	return st;
+}

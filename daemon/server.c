@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <systemd/sd-daemon.h>
+
+#include "log.h"
+#include "server.h"
+#include "util.h"
+
+#define PUSH_BACKOFF_MIN_US 100000ULL
+#define PUSH_BACKOFF_MAX_US 5000000ULL
+
+static struct ev_buf *make_lost(uint64_t count, uint64_t first, uint64_t last, void *userdata)
+{
+	struct client *c = userdata;
+	struct ev_buf *b = NULL;
+	json_object *ev = kw_event_new("lost");
+
+	if (!ev)
+		return NULL;
+	kw_event_add_str(ev, "source", c->push ? "push_queue" : "client_queue");
+	kw_event_add_u64(ev, "count", count);
+	kw_event_add_u64(ev, "first_seq", first);
+	kw_event_add_u64(ev, "last_seq", last);
+	kw_event_add_int(ev, "client", c->id);
+	/* Stands in for the gap: it carries the last lost seq. */
+	if (kw_event_encode(c->srv->ectx, ev, last, &b) < 0)
+		return NULL;
+	return b;
+}
+
+static int client_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+
+static void client_free(struct client *c)
+{
+	struct server *srv = c->srv;
+	struct client **pp;
+
+	for (pp = &srv->clients; *pp; pp = &(*pp)->next)
+		if (*pp == c) {
+			*pp = c->next;
+			srv->n_clients--;
+			break;
+		}
+	srv->dropped_closed += c->q.dropped_total;
+	sd_event_source_disable_unref(c->io);
+	if (c->fd >= 0)
+		close(c->fd);
+	cq_done(&c->q);
+	free(c);
+}
+
+/* Write what the queue holds until EAGAIN; -errno if the peer is gone. */
+static int client_write(struct client *c)
+{
+	const char *p;
+	size_t n;
+
+	cq_flush_lost(&c->q);
+	while ((n = cq_peek(&c->q, &p)) > 0) {
+		ssize_t w = c->push ? write(c->fd, p, n) :
+			send(c->fd, p, n, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				break;
+			return neg_errno();
+		}
+		cq_advance(&c->q, w);
+		cq_flush_lost(&c->q);
+	}
+	if (c->io)
+		sd_event_source_set_io_events(c->io, EPOLLIN | (cq_peek(&c->q, &p) ? EPOLLOUT : 0));
+	return 0;
+}
+
+static void push_lost(struct server *srv, int r);
+
+static int on_reap(sd_event_source *s, void *userdata)
+{
+	struct server *srv = userdata;
+	struct client *c, *next;
+
+	(void)s;
+	for (c = srv->clients; c; c = next) {
+		next = c->next;
+		if (c->dead)
+			client_free(c);
+	}
+	return 0;
+}
+
+/* Clients die here and are freed later, so no caller holds a stale one. */
+static void client_kill(struct client *c)
+{
+	if (c->dead)
+		return;
+	c->dead = true;
+	c->io = sd_event_source_disable_unref(c->io);
+	sd_event_source_set_enabled(c->srv->reap, SD_EVENT_ONESHOT);
+}
+
+void server_send(struct client *c, struct ev_buf *b)
+{
+	const char *p;
+	bool idle = cq_peek(&c->q, &p) == 0;
+	int r;
+
+	cq_push(&c->q, b);
+	if (c->fd < 0 || !idle || c->dead)
+		return;	/* EPOLLOUT is armed, or the push target is down */
+	r = client_write(c);
+	if (r < 0) {
+		if (c->push)
+			push_lost(c->srv, r);
+		else
+			client_kill(c);
+	}
+}
+
+void server_broadcast(struct server *srv, struct ev_buf *b)
+{
+	struct client *c, *next;
+
+	for (c = srv->clients; c; c = next) {
+		next = c->next;
+		server_send(c, b);
+	}
+	if (srv->push)
+		server_send(srv->push, b);
+}
+
+static void client_input(struct client *c)
+{
+	char *nl;
+
+	while (!c->dead) {
+		ssize_t n = recv(c->fd, c->in + c->in_len, sizeof(c->in) - 1 - c->in_len,
+				 MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n <= 0) {
+			client_kill(c);
+			return;
+		}
+		c->in_len += n;
+		c->in[c->in_len] = '\0';
+		while (!c->dead && (nl = strchr(c->in, '\n'))) {
+			*nl = '\0';
+			if (c->srv->cmd)
+				c->srv->cmd(c->srv, c, c->in, c->srv->userdata);
+			memmove(c->in, nl + 1, c->in_len - (nl + 1 - c->in) + 1);
+			c->in_len -= nl + 1 - c->in;
+		}
+		if (c->in_len == sizeof(c->in) - 1)
+			c->in_len = 0;	/* an over-long line: discard */
+	}
+}
+
+static int client_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct client *c = userdata;
+
+	(void)s;
+	(void)fd;
+	if (revents & EPOLLOUT) {
+		if (client_write(c) < 0) {
+			client_kill(c);
+			return 0;
+		}
+	}
+	if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))
+		client_input(c);
+	return 0;
+}
+
+static struct client *client_new(struct server *srv, int fd, bool push)
+{
+	struct client *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->srv = srv;
+	c->fd = fd;
+	c->push = push;
+	c->id = ++srv->next_id;
+	if (cq_init(&c->q, srv->q_events, srv->q_bytes, make_lost, c) < 0) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct server *srv = userdata;
+	struct client *c;
+	int cfd;
+
+	(void)s;
+	(void)revents;
+	cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (cfd < 0)
+		return 0;
+	c = client_new(srv, cfd, false);
+	if (!c) {
+		close(cfd);
+		return 0;
+	}
+	if (sd_event_add_io(srv->ev, &c->io, cfd, EPOLLIN, client_io, c) < 0) {
+		close(cfd);
+		cq_done(&c->q);
+		free(c);
+		return 0;
+	}
+	c->next = srv->clients;
+	srv->clients = c;
+	srv->n_clients++;
+	log_debug("client %u connected", c->id);
+	return 0;
+}
+
+/* --- push target ------------------------------------------------------------ */
+
+static int push_connect(struct server *srv);
+
+static int on_push_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	(void)s;
+	(void)usec;
+	push_connect(userdata);
+	return 0;
+}
+
+static void push_retry(struct server *srv)
+{
+	uint64_t now;
+
+	srv->push_backoff_us = srv->push_backoff_us ?
+		srv->push_backoff_us * 2 : PUSH_BACKOFF_MIN_US;
+	if (srv->push_backoff_us > PUSH_BACKOFF_MAX_US)
+		srv->push_backoff_us = PUSH_BACKOFF_MAX_US;
+	sd_event_now(srv->ev, CLOCK_MONOTONIC, &now);
+	sd_event_source_disable_unref(srv->push_timer);
+	srv->push_timer = NULL;
+	sd_event_add_time(srv->ev, &srv->push_timer, CLOCK_MONOTONIC,
+			  now + srv->push_backoff_us, 10000, on_push_timer, srv);
+}
+
+static void push_lost(struct server *srv, int r)
+{
+	struct client *c = srv->push;
+
+	log_warning_errno(r, "push target %s: %m, reconnecting", srv->push_path);
+	c->io = sd_event_source_disable_unref(c->io);
+	close(c->fd);
+	c->fd = -1;
+	push_retry(srv);
+}
+
+static int push_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct server *srv = userdata;
+	int r = 0;
+
+	(void)s;
+	(void)fd;
+	if (revents & (EPOLLERR | EPOLLHUP))
+		r = -EPIPE;
+	else if (revents & EPOLLOUT)
+		r = client_write(srv->push);
+	if (r < 0)
+		push_lost(srv, r);
+	return 0;
+}
+
+static int push_connect(struct server *srv)
+{
+	struct client *c = srv->push;
+	struct stat st;
+	int fd = -1, r;
+
+	if (stat(srv->push_path, &st) < 0) {
+		r = neg_errno();
+		goto retry;
+	}
+	if (S_ISSOCK(st.st_mode)) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+		if (kw_strlcpy(sa.sun_path, srv->push_path, sizeof(sa.sun_path)) < 0) {
+			r = -ENAMETOOLONG;
+			goto retry;
+		}
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+			r = neg_errno();
+			goto retry;
+		}
+	} else {
+		fd = open(srv->push_path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			r = neg_errno();
+			goto retry;
+		}
+	}
+	c->fd = fd;
+	r = sd_event_add_io(srv->ev, &c->io, fd, EPOLLOUT, push_io, srv);
+	if (r < 0)
+		goto retry;
+	srv->push_backoff_us = 0;
+	srv->push_connects++;
+	log_info("push target %s connected", srv->push_path);
+	return client_write(c);
+retry:
+	if (fd >= 0)
+		close(fd);
+	c->fd = -1;
+	log_debug("push target %s: %s, retrying", srv->push_path, strerror(-r));
+	push_retry(srv);
+	return r;
+}
+
+/* --- lifecycle ----------------------------------------------------------- */
+
+static int listen_socket(struct server *srv, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char **names = NULL;
+	struct group *g;
+	int n, i, fd, r;
+
+	/* Socket activation: a unit's socket named "events" wins. */
+	n = sd_listen_fds_with_names(true, &names);
+	for (i = 0; i < n; i++) {
+		if (names && strcmp(names[i], "events") == 0 && srv->listen_fd < 0)
+			srv->listen_fd = SD_LISTEN_FDS_START + i;
+		free(names ? names[i] : NULL);
+	}
+	free(names);
+	if (srv->listen_fd >= 0) {
+		if (fcntl(srv->listen_fd, F_SETFL, fcntl(srv->listen_fd, F_GETFL) | O_NONBLOCK) < 0)
+			return neg_errno();
+		return 0;
+	}
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	r = kw_strlcpy(srv->path, path, sizeof(srv->path));
+	if (r < 0)
+		return r;
+	{
+		char dir[PATH_MAX], *slash;
+
+		snprintf(dir, sizeof(dir), "%s", path);
+		slash = strrchr(dir, '/');
+		if (slash && slash != dir) {
+			*slash = '\0';
+			kw_mkdir_p(dir, 0755);
+		}
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return neg_errno();
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 64) < 0) {
+		r = neg_errno();
+		close(fd);
+		return r;
+	}
+	g = getgrnam("kwatch");
+	if (chown(path, -1, g ? g->gr_gid : (gid_t)-1) < 0 || chmod(path, 0660) < 0)
+		log_warning("cannot set owner/mode of %s: %m, ignoring", path);
+	srv->listen_fd = fd;
+	srv->own_socket = true;
+	return 0;
+}
+
+int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
+		 const char *path, const char *push_path, unsigned int q_events,
+		 size_t q_bytes, server_cmd_fn cmd, void *userdata)
+{
+	int r;
+
+	memset(srv, 0, sizeof(*srv));
+	srv->ev = ev;
+	srv->ectx = ectx;
+	srv->listen_fd = -1;
+	srv->q_events = q_events;
+	srv->q_bytes = q_bytes;
+	srv->cmd = cmd;
+	srv->userdata = userdata;
+	r = listen_socket(srv, path);
+	if (r < 0)
+		return log_error_errno(r, "cannot listen on %s: %m", path);
+	r = sd_event_add_io(ev, &srv->listen_io, srv->listen_fd, EPOLLIN, on_accept, srv);
+	if (r < 0)
+		return r;
+	r = sd_event_add_defer(ev, &srv->reap, on_reap, srv);
+	if (r < 0)
+		return r;
+	sd_event_source_set_enabled(srv->reap, SD_EVENT_OFF);
+	if (push_path && push_path[0]) {
+		snprintf(srv->push_path, sizeof(srv->push_path), "%s", push_path);
+		srv->push = client_new(srv, -1, true);
+		if (!srv->push)
+			return -ENOMEM;
+		push_connect(srv);
+	}
+	return 0;
+}
+
+void server_flush(struct server *srv, int timeout_ms)
+{
+	struct timespec t0, t;
+	struct client *c;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		bool pending = false;
+		const char *p;
+
+		for (c = srv->clients; c; c = c->next)
+			if (!c->dead && client_write(c) == 0 && cq_peek(&c->q, &p))
+				pending = true;
+		if (srv->push && srv->push->fd >= 0 && client_write(srv->push) == 0 &&
+		    cq_peek(&srv->push->q, &p))
+			pending = true;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (!pending || (t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 > timeout_ms)
+			return;
+		poll(NULL, 0, 10);
+	}
+}
+
+void server_stop(struct server *srv)
+{
+	while (srv->clients)
+		client_free(srv->clients);
+	if (srv->push) {
+		sd_event_source_disable_unref(srv->push->io);
+		if (srv->push->fd >= 0)
+			close(srv->push->fd);
+		cq_done(&srv->push->q);
+		free(srv->push);
+		srv->push = NULL;
+	}
+	srv->push_timer = sd_event_source_disable_unref(srv->push_timer);
+	srv->listen_io = sd_event_source_disable_unref(srv->listen_io);
+	srv->reap = sd_event_source_disable_unref(srv->reap);
+	/* Our own socket goes with us; an activated one belongs to systemd. */
+	if (srv->own_socket) {
+		close(srv->listen_fd);
+		unlink(srv->path);
+	}
+	srv->listen_fd = -1;
+}
+
+uint64_t server_dropped(const struct server *srv)
+{
+	const struct client *c;
+	uint64_t n = srv->dropped_closed;
+
+	for (c = srv->clients; c; c = c->next)
+		n += c->q.dropped_total;
+	if (srv->push)
+		n += srv->push->q.dropped_total;
+	return n;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The event stream: a listening unix socket served to any number of
+ * clients, plus one push target (a collector's unix stream socket or a
+ * character device such as a virtio-serial port) reconnected with
+ * backoff.  Each consumer has its own bounded queue (queue.h); sends are
+ * non-blocking, so a consumer that does not read only loses its own
+ * events.  Clients may send one-line commands (status, reload, bench N). */
+#ifndef KW_SERVER_H
+#define KW_SERVER_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <systemd/sd-event.h>
+
+#include "event.h"
+#include "queue.h"
+
+struct server;
+struct client;
+
+/* Called for each command line a client sends. */
+typedef void (*server_cmd_fn)(struct server *srv, struct client *c, const char *line,
+			      void *userdata);
+
+struct client {
+	struct client *next;
+	struct server *srv;
+	int fd;
+	unsigned int id;
+	sd_event_source *io;
+	struct cq q;
+	char in[256];
+	size_t in_len;
+	bool push;		/* the push target, not a socket client */
+	bool dead;		/* freed by the reaper, outside callbacks */
+};
+
+struct server {
+	sd_event *ev;
+	struct kw_event_ctx *ectx;
+	int listen_fd;
+	bool own_socket;	/* we bound it (not socket-activated) */
+	char path[PATH_MAX];
+	sd_event_source *listen_io;
+	sd_event_source *reap;
+	struct client *clients;
+	unsigned int n_clients, next_id;
+	unsigned int q_events;
+	size_t q_bytes;
+	/* push target */
+	char push_path[PATH_MAX];
+	struct client *push;
+	sd_event_source *push_timer;
+	uint64_t push_backoff_us;
+	uint64_t push_connects;
+	uint64_t dropped_closed;	/* drops counted by clients that left */
+	server_cmd_fn cmd;
+	void *userdata;
+};
+
+int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
+		 const char *path, const char *push_path, unsigned int q_events,
+		 size_t q_bytes, server_cmd_fn cmd, void *userdata);
+void server_stop(struct server *srv);
+/* Queue an encoded event for every consumer (takes no ownership). */
+void server_broadcast(struct server *srv, struct ev_buf *b);
+/* Queue an encoded event for one client. */
+void server_send(struct client *c, struct ev_buf *b);
+/* Try to write out everything queued (used at shutdown). */
+void server_flush(struct server *srv, int timeout_ms);
+uint64_t server_dropped(const struct server *srv);
+
+#endif

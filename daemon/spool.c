@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "spool.h"
+#include "util.h"
+
+const char *const spool_dir_name[_SPOOL_STATE_MAX] = {
+	[SPOOL_QUEUED] = ".",
+	[SPOOL_INFLIGHT] = "inflight",
+	[SPOOL_DONE] = "done",
+	[SPOOL_REJECTED] = "rejected",
+	[SPOOL_INTERRUPTED] = "interrupted",
+};
+
+int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat)
+{
+	int i, r;
+
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < _SPOOL_STATE_MAX; i++)
+		s->fd[i] = -1;
+	if (kw_strlcpy(s->dir, dir, sizeof(s->dir)) < 0 ||
+	    kw_strlcpy(s->input, input, sizeof(s->input)) < 0)
+		return -ENAMETOOLONG;
+	s->repeat = repeat ? repeat : 1;
+	r = kw_mkdir_p(dir, 0700);
+	if (r < 0)
+		return r;
+	s->fd[SPOOL_QUEUED] = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->fd[SPOOL_QUEUED] < 0)
+		return neg_errno();
+	for (i = 1; i < _SPOOL_STATE_MAX; i++) {
+		if (mkdirat(s->fd[SPOOL_QUEUED], spool_dir_name[i], 0700) < 0 && errno != EEXIST)
+			goto fail;
+		s->fd[i] = openat(s->fd[SPOOL_QUEUED], spool_dir_name[i],
+				  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (s->fd[i] < 0)
+			goto fail;
+	}
+	r = kw_fsync_dirfd(s->fd[SPOOL_QUEUED]);
+	if (r < 0)
+		goto fail_r;
+	return 0;
+fail:
+	r = neg_errno();
+fail_r:
+	spool_close(s);
+	return r;
+}
+
+void spool_close(struct spool *s)
+{
+	int i;
+
+	for (i = 0; i < _SPOOL_STATE_MAX; i++) {
+		if (s->fd[i] >= 0)
+			close(s->fd[i]);
+		s->fd[i] = -1;
+	}
+}
+
+/* Move NAME from state a to state b, under a free name in b; fsync both. */
+static int move(struct spool *s, const char *name, enum spool_state a, enum spool_state b,
+		char *final, size_t n)
+{
+	char dst[NAME_MAX + 1];
+	int i, r;
+
+	snprintf(dst, sizeof(dst), "%s", name);
+	for (i = 1;; i++) {
+		if (renameat2(s->fd[a], name, s->fd[b], dst, RENAME_NOREPLACE) == 0)
+			break;
+		if (errno != EEXIST || i > 9999)
+			return neg_errno();
+		snprintf(dst, sizeof(dst), "%.240s.%d", name, i);
+	}
+	r = kw_fsync_dirfd(s->fd[b]);
+	if (r == 0 && a != b)
+		r = kw_fsync_dirfd(s->fd[a]);
+	if (final)
+		snprintf(final, n, "%s", dst);
+	s->count[b]++;
+	return r;
+}
+
+static bool blob_name(const struct dirent *de)
+{
+	return de->d_name[0] != '.' && (de->d_type == DT_REG || de->d_type == DT_UNKNOWN);
+}
+
+static int is_regular(int dirfd, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return neg_errno();
+	return S_ISREG(st.st_mode);
+}
+
+int spool_recover(struct spool *s, void (*cb)(const struct spool_result *, void *), void *ud)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	fd = openat(s->fd[SPOOL_INFLIGHT], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return neg_errno();
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		struct spool_result res = { .state = SPOOL_INTERRUPTED };
+		struct stat st;
+
+		if (!blob_name(de))
+			continue;
+		snprintf(res.name, sizeof(res.name), "%s", de->d_name);
+		if (fstatat(s->fd[SPOOL_INFLIGHT], de->d_name, &st, 0) == 0)
+			res.size = st.st_size;
+		r = move(s, de->d_name, SPOOL_INFLIGHT, SPOOL_INTERRUPTED, res.final_name,
+			 sizeof(res.final_name));
+		if (r < 0)
+			break;
+		if (cb)
+			cb(&res, ud);
+	}
+	closedir(d);
+	return r;
+}
+
+int spool_next(struct spool *s, char *name, size_t n)
+{
+	char best[NAME_MAX + 1] = "";
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	fd = openat(s->fd[SPOOL_QUEUED], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return neg_errno();
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d))) {
+		if (!blob_name(de))
+			continue;
+		if (best[0] && strcmp(de->d_name, best) >= 0)
+			continue;
+		if (is_regular(s->fd[SPOOL_QUEUED], de->d_name) != 1)
+			continue;
+		snprintf(best, sizeof(best), "%s", de->d_name);
+	}
+	closedir(d);
+	if (!best[0])
+		return -ENOENT;
+	if (kw_strlcpy(name, best, n) < 0)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int spool_claim(struct spool *s, const char *name)
+{
+	/* A blob of the same name left in inflight/ would be overwritten:
+	 * recovery runs first, so that only happens if two daemons share a
+	 * spool, and then EEXIST is the right answer. */
+	if (renameat2(s->fd[SPOOL_QUEUED], name, s->fd[SPOOL_INFLIGHT], name,
+		      RENAME_NOREPLACE) < 0)
+		return neg_errno();
+	s->count[SPOOL_INFLIGHT]++;
+	{
+		int r = kw_fsync_dirfd(s->fd[SPOOL_INFLIGHT]);
+
+		if (r == 0)
+			r = kw_fsync_dirfd(s->fd[SPOOL_QUEUED]);
+		return r;
+	}
+}
+
+int spool_exec(struct spool *s, const char *name, size_t *ret_size)
+{
+	_cleanup_free_ char *buf = NULL;
+	_cleanup_close_ int bfd = -1;
+	size_t len = 0;
+	unsigned int i;
+	struct stat st;
+
+	bfd = openat(s->fd[SPOOL_INFLIGHT], name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (bfd < 0)
+		return neg_errno();
+	if (fstat(bfd, &st) < 0)
+		return neg_errno();
+	if (st.st_size > KW_BLOB_MAX)
+		return -EFBIG;
+	buf = malloc(st.st_size ? st.st_size : 1);
+	if (!buf)
+		return -ENOMEM;
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(bfd, buf + len, st.st_size - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return neg_errno();
+		if (n == 0)
+			break;
+		len += n;
+	}
+	if (ret_size)
+		*ret_size = len;
+	for (i = 0; i < s->repeat; i++) {
+		int r = kw_write_once(s->input, buf, len);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int spool_finish(struct spool *s, const char *name, int result, struct spool_result *ret)
+{
+	enum spool_state st = result < 0 ? SPOOL_REJECTED : SPOOL_DONE;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->name, sizeof(ret->name), "%s", name);
+	ret->state = st;
+	ret->err = result < 0 ? result : 0;
+	r = move(s, name, SPOOL_INFLIGHT, st, ret->final_name, sizeof(ret->final_name));
+	if (r < 0)
+		return r;
+	if (st == SPOOL_REJECTED) {
+		char ename[NAME_MAX + 1], text[96];
+		_cleanup_close_ int fd = -1;
+		int len;
+
+		snprintf(ename, sizeof(ename), "%.248s.errno", ret->final_name);
+		len = snprintf(text, sizeof(text), "%d %s\n", -result, strerror(-result));
+		fd = openat(s->fd[SPOOL_REJECTED], ename,
+			    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || write(fd, text, len) != len || fsync(fd) < 0)
+			return neg_errno();
+		r = kw_fsync_dirfd(s->fd[SPOOL_REJECTED]);
+	}
+	return r;
+}
+
+int spool_step(struct spool *s, struct spool_result *ret)
+{
+	char name[NAME_MAX + 1];
+	size_t size = 0;
+	int r, result;
+
+	r = spool_next(s, name, sizeof(name));
+	if (r < 0)
+		return r;
+	r = spool_claim(s, name);
+	if (r < 0)
+		return r;
+	result = spool_exec(s, name, &size);
+	r = spool_finish(s, name, result, ret);
+	ret->size = size;
+	return r;
+}
+
+long spool_count(struct spool *s, enum spool_state st)
+{
+	struct dirent *de;
+	long n = 0;
+	DIR *d;
+	int fd;
+
+	fd = openat(s->fd[st], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return neg_errno();
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while ((de = readdir(d)))
+		if (blob_name(de) && !(st == SPOOL_REJECTED && strstr(de->d_name, ".errno")) &&
+		    (st != SPOOL_QUEUED || is_regular(s->fd[st], de->d_name) == 1))
+			n++;
+	closedir(d);
+	return n;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The fuzz spool of one target: <dir>/ holds blobs dropped in by rename
+ * (names starting with '.' are ignored as temporary), and four
+ * subdirectories record where each blob is in its life:
+ *
+ *   <dir>/NAME --claim--> inflight/NAME --write--> done/NAME
+ *                                               \-> rejected/NAME (+ NAME.errno)
+ *   inflight/NAME found at start-up --recover--> interrupted/NAME
+ *
+ * Each move is a rename followed by an fsync of both directories, so after
+ * a daemon kill or a kernel crash a blob is in exactly one place: never
+ * lost, and never replayed twice without a record.  The blob is written to
+ * the target's input file in one write() on a fresh fd (KFuzzTest reads
+ * one input per write and rejects a non-zero offset). */
+#ifndef KW_SPOOL_H
+#define KW_SPOOL_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#define KW_BLOB_MAX (1 << 20)
+
+enum spool_state {
+	SPOOL_QUEUED,
+	SPOOL_INFLIGHT,
+	SPOOL_DONE,
+	SPOOL_REJECTED,
+	SPOOL_INTERRUPTED,
+	_SPOOL_STATE_MAX,
+};
+
+extern const char *const spool_dir_name[_SPOOL_STATE_MAX];
+
+struct spool {
+	char dir[PATH_MAX];
+	char input[PATH_MAX];		/* <kfuzztest>/<target>/input */
+	int fd[_SPOOL_STATE_MAX];	/* directory fds */
+	unsigned int repeat;
+	uint64_t count[_SPOOL_STATE_MAX];	/* moves into each state since open */
+};
+
+struct spool_result {
+	char name[NAME_MAX + 1];
+	enum spool_state state;		/* DONE, REJECTED or INTERRUPTED */
+	int err;			/* the write's negative errno when REJECTED */
+	size_t size;
+	char final_name[NAME_MAX + 1];	/* its name in done/, rejected/, ... */
+};
+
+int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat);
+void spool_close(struct spool *s);
+
+/* Move every blob found in inflight/ to interrupted/; calls cb for each. */
+int spool_recover(struct spool *s, void (*cb)(const struct spool_result *, void *), void *ud);
+
+/* Smallest queued blob name, -ENOENT when there is none. */
+int spool_next(struct spool *s, char *name, size_t n);
+int spool_claim(struct spool *s, const char *name);
+/* Write the claimed blob; returns 0 or the negative errno of the write. */
+int spool_exec(struct spool *s, const char *name, size_t *ret_size);
+int spool_finish(struct spool *s, const char *name, int result, struct spool_result *ret);
+
+/* next + claim + exec + finish: -ENOENT when the spool is empty. */
+int spool_step(struct spool *s, struct spool_result *ret);
+/* Count the files in a state's directory (status). */
+long spool_count(struct spool *s, enum spool_state st);
+
+#endif

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+
+#include "util.h"
+
+int kw_strlcpy(char *dst, const char *src, size_t n)
+{
+	size_t len = strlen(src);
+
+	if (len >= n)
+		return -ENAMETOOLONG;
+	memcpy(dst, src, len + 1);
+	return 0;
+}
+
+static bool is_kernel_fs(int fd)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return true;
+	switch ((unsigned long)sfs.f_type) {
+	case PROC_SUPER_MAGIC:
+	case SYSFS_MAGIC:
+	case DEBUGFS_MAGIC:
+	case TRACEFS_MAGIC:
+		return true;
+	}
+	return false;
+}
+
+int kw_write_once(const char *path, const char *buf, size_t len)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	ssize_t n;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return neg_errno();
+	if (fstat(fd, &st) < 0)
+		return neg_errno();
+	if (S_ISREG(st.st_mode) && !is_kernel_fs(fd) && ftruncate(fd, 0) < 0)
+		return neg_errno();
+	n = write(fd, buf, len);
+	if (n < 0)
+		return neg_errno();
+	if ((size_t)n != len)
+		return -EIO;
+	return 0;
+}
+
+int kw_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return neg_errno();
+	buf = malloc(max + 1);
+	if (!buf)
+		return -ENOMEM;
+	while (len < max) {
+		ssize_t n = read(fd, buf + len, max - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return neg_errno();
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	buf = NULL;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+int kw_fsync_dirfd(int dirfd)
+{
+	return fsync(dirfd) < 0 ? neg_errno() : 0;
+}
+
+int kw_fsync_dir(const char *path)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return neg_errno();
+	return kw_fsync_dirfd(fd);
+}
+
+int kw_mkdir_p(const char *path, unsigned int mode)
+{
+	char buf[4096];
+	char *p;
+
+	if (kw_strlcpy(buf, path, sizeof(buf)) < 0)
+		return -ENAMETOOLONG;
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return neg_errno();
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return neg_errno();
+	return 0;
+}
+
+uint64_t kw_hash(const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	while (len--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+bool kw_ident_ok(const char *s, size_t max, const char *extra)
+{
+	size_t n = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++, n++) {
+		char c = *s;
+
+		if (n >= max)
+			return false;
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9') || c == '_')
+			continue;
+		if (extra && strchr(extra, c))
+			continue;
+		return false;
+	}
+	return true;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Small helpers shared by kwatchd and kwatchctl: cleanup attributes, whole
+ * file I/O with negative errno returns, directory fsync. */
+#ifndef KW_UTIL_H
+#define KW_UTIL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define _cleanup_(f) __attribute__((cleanup(f)))
+
+static inline void freep(void *p)
+{
+	free(*(void **)p);
+}
+
+static inline void closep(int *fd)
+{
+	if (*fd >= 0) {
+		int saved = errno;
+
+		close(*fd);
+		errno = saved;
+	}
+}
+
+#define _cleanup_free_ _cleanup_(freep)
+#define _cleanup_close_ _cleanup_(closep)
+
+/* Turn a libc -1/errno result into a negative errno. */
+static inline int neg_errno(void)
+{
+	return errno > 0 ? -errno : -EIO;
+}
+
+/* Copy src into dst of size n; -ENAMETOOLONG if it does not fit. */
+int kw_strlcpy(char *dst, const char *src, size_t n);
+/* Write buf to path in exactly one write() on a fresh fd.  Regular files on
+ * ordinary file systems are truncated first; kernel control files are not. */
+int kw_write_once(const char *path, const char *buf, size_t len);
+/* Read at most max bytes of path into a NUL-terminated malloc'ed buffer. */
+int kw_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
+/* fsync a directory by fd or by path. */
+int kw_fsync_dirfd(int dirfd);
+int kw_fsync_dir(const char *path);
+/* mkdir -p with mode. */
+int kw_mkdir_p(const char *path, unsigned int mode);
+/* 64-bit FNV-1a. */
+uint64_t kw_hash(const void *buf, size_t len);
+/* true if s is a non-empty [A-Za-z0-9_] identifier of at most max chars;
+ * extra lists other accepted characters. */
+bool kw_ident_ok(const char *s, size_t max, const char *extra);
+
+#endif

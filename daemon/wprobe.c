@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+#include "wprobe.h"
+
+bool wprobe_supported(const char *tracefs)
+{
+	_cleanup_free_ char *readme = NULL;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/README", tracefs);
+	if (kw_read_file(path, 1 << 20, &readme, NULL) < 0)
+		return false;
+	return strstr(readme, "w[:") != NULL;
+}
+
+int wprobe_instance_open(const char *tracefs, const char *instance, char *pipe, size_t n)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/instances/%s", tracefs, instance);
+	if (mkdir(path, 0700) < 0 && errno != EEXIST)
+		return neg_errno();
+	if ((size_t)snprintf(pipe, n, "%s/trace_pipe", path) >= n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int append(const char *path, const char *line)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	size_t len = strlen(line);
+
+	if (fd < 0)
+		return neg_errno();
+	if (write(fd, line, len) != (ssize_t)len)
+		return neg_errno();
+	return 0;
+}
+
+static void last_error(const char *tracefs, char *reason, size_t n)
+{
+	_cleanup_free_ char *log = NULL;
+	char path[PATH_MAX], *last = NULL, *p;
+
+	snprintf(path, sizeof(path), "%s/error_log", tracefs);
+	if (!reason || kw_read_file(path, 65536, &log, NULL) < 0)
+		return;
+	for (p = strtok(log, "\n"); p; p = strtok(NULL, "\n"))
+		if (strstr(p, "error:"))
+			last = p;
+	if (last)
+		snprintf(reason, n, "%s", last);
+}
+
+static int trigger(const char *tracefs, const char *instance, const struct kw_trigger *t,
+		   const char *name, bool remove)
+{
+	char path[PATH_MAX], line[320];
+	int r;
+
+	r = kw_trigger_line(t, name, line + 1, sizeof(line) - 2);
+	if (r < 0)
+		return r;
+	line[0] = '!';
+	strcat(line, "\n");
+	snprintf(path, sizeof(path), "%s/instances/%s/events/%s/%s/trigger", tracefs, instance,
+		 t->system, t->event);
+	return append(path, remove ? line : line + 1);
+}
+
+static int enable(const char *tracefs, const char *instance, const char *sys,
+		  const char *event, bool on)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/instances/%s/events/%s/%s/enable", tracefs, instance,
+		 sys, event);
+	return kw_write_once(path, on ? "1\n" : "0\n", 2);
+}
+
+int wprobe_create(const char *tracefs, const char *instance, const struct kw_wprobe *p,
+		  char *reason, size_t n)
+{
+	char path[PATH_MAX], line[512];
+	unsigned int i, done = 0;
+	int r;
+
+	r = kw_wprobe_line(p, KW_WPROBE_GROUP, line, sizeof(line) - 1);
+	if (r < 0)
+		return r;
+	strcat(line, "\n");
+	snprintf(path, sizeof(path), "%s/dynamic_events", tracefs);
+	r = append(path, line);
+	if (r < 0) {
+		last_error(tracefs, reason, n);
+		return r;
+	}
+	/* Triggers attach while the wprobe is disabled; they then drive it,
+	 * so the triggering events are enabled instead of the wprobe. */
+	for (i = 0; i < p->n_trig; i++, done++) {
+		r = trigger(tracefs, instance, &p->trig[i], p->name, false);
+		if (r < 0)
+			goto fail;
+		r = enable(tracefs, instance, p->trig[i].system, p->trig[i].event, true);
+		if (r < 0)
+			goto fail;
+	}
+	if (!p->n_trig) {
+		r = enable(tracefs, instance, KW_WPROBE_GROUP, p->name, true);
+		if (r < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	last_error(tracefs, reason, n);
+	while (done--)
+		trigger(tracefs, instance, &p->trig[done], p->name, true);
+	snprintf(line, sizeof(line), "-:%s/%s\n", KW_WPROBE_GROUP, p->name);
+	append(path, line);
+	return r;
+}
+
+int wprobe_remove(const char *tracefs, const char *instance, const struct kw_wprobe *p)
+{
+	char path[PATH_MAX], line[160];
+	unsigned int i;
+
+	enable(tracefs, instance, KW_WPROBE_GROUP, p->name, false);
+	for (i = 0; i < p->n_trig; i++)
+		trigger(tracefs, instance, &p->trig[i], p->name, true);
+	snprintf(path, sizeof(path), "%s/dynamic_events", tracefs);
+	snprintf(line, sizeof(line), "-:%s/%s\n", KW_WPROBE_GROUP, p->name);
+	return append(path, line);
+}
+
+/*
+ *            comm-123     [001] d.h2.  1234.567890: name: (ip+0x1/0x2) a=1 b=2
+ * The comm may contain '-' and spaces; the pid is after the last '-'
+ * before " [".
+ */
+int wprobe_parse_hit(const char *line, struct wprobe_hit *h)
+{
+	const char *br, *dash, *p, *colon, *ev, *ev_end;
+	size_t n;
+
+	memset(h, 0, sizeof(*h));
+	while (*line == ' ')
+		line++;
+	br = strstr(line, " [");
+	if (!br)
+		return -EINVAL;
+	for (dash = br; dash > line && *dash != '-'; dash--)
+		;
+	if (dash == line)
+		return -EINVAL;
+	n = dash - line;
+	snprintf(h->comm, sizeof(h->comm), "%.*s", (int)n, line);
+	if (sscanf(dash + 1, "%d", &h->pid) != 1 || sscanf(br + 2, "%d", &h->cpu) != 1)
+		return -EINVAL;
+	p = strchr(br, ']');
+	if (!p)
+		return -EINVAL;
+	/* flags, then the timestamp ending in ':' */
+	p++;
+	while (*p == ' ')
+		p++;
+	if (!strchr(p, ' '))
+		return -EINVAL;
+	p = strchr(p, ' ');
+	while (*p == ' ')
+		p++;
+	colon = strchr(p, ':');
+	if (!colon)
+		return -EINVAL;
+	snprintf(h->ts, sizeof(h->ts), "%.*s", (int)(colon - p), p);
+	ev = colon + 1;
+	while (*ev == ' ')
+		ev++;
+	ev_end = strchr(ev, ':');
+	if (!ev_end || ev_end == ev)
+		return -EINVAL;
+	snprintf(h->event, sizeof(h->event), "%.*s", (int)(ev_end - ev), ev);
+	p = ev_end + 1;
+	while (*p == ' ')
+		p++;
+	if (*p == '(') {
+		const char *close = strchr(p, ')');
+
+		if (!close)
+			return -EINVAL;
+		snprintf(h->ip, sizeof(h->ip), "%.*s", (int)(close - p - 1), p + 1);
+		p = close + 1;
+		while (*p == ' ')
+			p++;
+	}
+	snprintf(h->args, sizeof(h->args), "%s", p);
+	h->args[strcspn(h->args, "\n")] = '\0';
+	return 0;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* wprobes through tracefs: the event is defined in dynamic_events (group
+ * "kwatchd"), enabled in a tracefs instance of the daemon's own, and its
+ * hits are read from that instance's trace_pipe. */
+#ifndef KW_WPROBE_H
+#define KW_WPROBE_H
+
+#include <stddef.h>
+
+#include "config.h"
+
+#define KW_WPROBE_GROUP "kwatchd"
+
+struct wprobe_hit {
+	char comm[32];
+	int pid;
+	int cpu;
+	char ts[32];
+	char event[KW_NAME_MAX + 1];
+	char ip[160];
+	char args[1024];
+};
+
+/* tracefs/README mentions the w: syntax. */
+bool wprobe_supported(const char *tracefs);
+/* mkdir <tracefs>/instances/<instance>; fills the trace_pipe path. */
+int wprobe_instance_open(const char *tracefs, const char *instance, char *pipe, size_t n);
+/* Create, attach triggers and enable.  On failure nothing is left behind;
+ * reason gets the kernel's error_log line when there is one. */
+int wprobe_create(const char *tracefs, const char *instance, const struct kw_wprobe *p,
+		  char *reason, size_t n);
+int wprobe_remove(const char *tracefs, const char *instance, const struct kw_wprobe *p);
+/* Parse one trace_pipe line of a kwatchd wprobe; -EINVAL if it is not one. */
+int wprobe_parse_hit(const char *line, struct wprobe_hit *h);
+
+#endif

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The apply diff: last good versions, the one-watch rule, unchanged files
+ * left alone, removals before creations. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "apply.h"
+
+static struct kw_file mk(enum kw_kind k, const char *name, const char *text)
+{
+	struct kw_file f;
+	char path[256];
+
+	snprintf(path, sizeof(path), "/c/%s/%s", kw_kind_dir[k], name);
+	kw_file_parse(k, path, text, strlen(text), &f);
+	return f;
+}
+
+#define W1 "[watch]\nfunction = a\n"
+#define W2 "[watch]\nfunction = b\n"
+#define BAD "[watch]\nfunction = a\nlocal = 1:3\n"
+
+static const struct kw_file *in(const struct kw_plan *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->n_next; i++)
+		if (strcmp(p->next[i].name, name) == 0)
+			return &p->next[i];
+	return NULL;
+}
+
+static void first_apply_and_noop(void **state)
+{
+	struct kw_file set[] = { mk(KW_WATCH, "a.conf", W1),
+				 mk(KW_WPROBE, "p.conf", "[wprobe]\nsymbol=jiffies\n"),
+				 mk(KW_FUZZ, "z.conf", "[fuzz]\n") };
+	struct kw_plan p, q;
+
+	(void)state;
+	assert_int_equal(kw_plan_build(NULL, 0, set, 3, &p), 0);
+	assert_int_equal(p.n_next, 3);
+	assert_int_equal(p.n_errors, 0);
+	assert_int_equal(p.n_steps, 3);
+	assert_int_equal(p.steps[0].op, KW_STEP_WATCH_ARM);
+	assert_int_equal(p.steps[1].op, KW_STEP_WPROBE_CREATE);
+	assert_int_equal(p.steps[2].op, KW_STEP_FUZZ_START);
+	/* The same files again: nothing to do. */
+	assert_int_equal(kw_plan_build(p.next, p.n_next, set, 3, &q), 0);
+	assert_int_equal(q.n_steps, 0);
+	assert_int_equal(q.n_next, 3);
+	kw_plan_free(&p);
+	kw_plan_free(&q);
+}
+
+static void bad_file_keeps_last_good(void **state)
+{
+	struct kw_file old[] = { mk(KW_WATCH, "a.conf", W1) };
+	struct kw_file now[] = { mk(KW_WATCH, "a.conf", BAD) };
+	struct kw_plan p;
+
+	(void)state;
+	assert_int_equal(now[0].err, -EINVAL);
+	assert_int_equal(kw_plan_build(old, 1, now, 1, &p), 0);
+	assert_int_equal(p.n_errors, 1);
+	assert_int_equal(p.errors[0].err_line, 3);
+	assert_int_equal(p.n_next, 1);
+	assert_int_equal(p.next[0].hash, old[0].hash);	/* the old version stays */
+	assert_int_equal(p.n_steps, 0);			/* nothing touched */
+	kw_plan_free(&p);
+}
+
+static void bad_new_file_not_applied(void **state)
+{
+	struct kw_file now[] = { mk(KW_WATCH, "a.conf", BAD) };
+	struct kw_plan p;
+
+	(void)state;
+	assert_int_equal(kw_plan_build(NULL, 0, now, 1, &p), 0);
+	assert_int_equal(p.n_next, 0);
+	assert_int_equal(p.n_steps, 0);
+	assert_int_equal(p.n_errors, 1);
+	kw_plan_free(&p);
+}
+
+static void second_watch_is_an_error(void **state)
+{
+	struct kw_file old[] = { mk(KW_WATCH, "b.conf", W2) };
+	struct kw_file now[] = { mk(KW_WATCH, "a.conf", W1), mk(KW_WATCH, "b.conf", W2) };
+	struct kw_plan p;
+
+	(void)state;
+	/* a.conf is new and sorts first, but b.conf is armed: b wins. */
+	assert_int_equal(kw_plan_build(old, 1, now, 2, &p), 0);
+	assert_int_equal(p.n_errors, 1);
+	assert_string_equal(p.errors[0].name, "a.conf");
+	assert_non_null(strstr(p.errors[0].err_reason, "watch.d/a.conf"));
+	assert_non_null(strstr(p.errors[0].err_reason, "watch.d/b.conf"));
+	assert_int_equal(p.n_next, 1);
+	assert_non_null(in(&p, "b.conf"));
+	assert_int_equal(p.n_steps, 0);
+	kw_plan_free(&p);
+	/* Both new: the first by name wins. */
+	assert_int_equal(kw_plan_build(NULL, 0, now, 2, &p), 0);
+	assert_string_equal(p.errors[0].name, "b.conf");
+	assert_non_null(in(&p, "a.conf"));
+	assert_int_equal(p.n_steps, 1);
+	assert_int_equal(p.steps[0].op, KW_STEP_WATCH_ARM);
+	kw_plan_free(&p);
+}
+
+static void change_and_remove(void **state)
+{
+	struct kw_file old[] = { mk(KW_WATCH, "a.conf", W1),
+				 mk(KW_WPROBE, "p.conf", "[wprobe]\nsymbol=jiffies\n"),
+				 mk(KW_FUZZ, "z.conf", "[fuzz]\n") };
+	struct kw_file now[] = { mk(KW_WATCH, "a.conf", W2),
+				 mk(KW_WPROBE, "p.conf", "[wprobe]\nsymbol=jiffies\nlength=8\n") };
+	struct kw_plan p;
+
+	(void)state;
+	assert_int_equal(kw_plan_build(old, 3, now, 2, &p), 0);
+	assert_int_equal(p.n_next, 2);
+	assert_int_equal(p.n_steps, 4);
+	/* removals first, then the new watch and wprobe */
+	assert_int_equal(p.steps[0].op, KW_STEP_WPROBE_REMOVE);
+	assert_int_equal(p.steps[1].op, KW_STEP_FUZZ_STOP);
+	assert_int_equal(p.steps[2].op, KW_STEP_WATCH_ARM);
+	assert_int_equal(p.steps[3].op, KW_STEP_WPROBE_CREATE);
+	kw_plan_free(&p);
+	/* everything removed: disarm */
+	assert_int_equal(kw_plan_build(old, 3, NULL, 0, &p), 0);
+	assert_int_equal(p.steps[0].op, KW_STEP_WATCH_DISARM);
+	assert_int_equal(p.n_steps, 3);
+	kw_plan_free(&p);
+}
+
+static void duplicate_names(void **state)
+{
+	struct kw_file now[] = { mk(KW_WPROBE, "a.conf", "[wprobe]\nname=x\nsymbol=s\n"),
+				 mk(KW_WPROBE, "b.conf", "[wprobe]\nname=x\nsymbol=t\n"),
+				 mk(KW_FUZZ, "c.conf", "[fuzz]\ntarget=t\n"),
+				 mk(KW_FUZZ, "d.conf", "[fuzz]\ntarget=t\n") };
+	struct kw_plan p;
+
+	(void)state;
+	assert_int_equal(kw_plan_build(NULL, 0, now, 4, &p), 0);
+	assert_int_equal(p.n_errors, 2);
+	assert_int_equal(p.n_next, 2);
+	assert_non_null(in(&p, "a.conf"));
+	assert_non_null(in(&p, "c.conf"));
+	kw_plan_free(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(first_apply_and_noop),
+		cmocka_unit_test(bad_file_keeps_last_good),
+		cmocka_unit_test(bad_new_file_not_applied),
+		cmocka_unit_test(second_watch_is_an_error),
+		cmocka_unit_test(change_and_remove),
+		cmocka_unit_test(duplicate_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

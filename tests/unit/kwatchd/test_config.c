@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Config parsing and validation: drop-ins and kwatchd.conf. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "config.h"
+
+static int parse(enum kw_kind k, const char *text, struct kw_file *f)
+{
+	return kw_file_parse(k, "/etc/kwatchd/x.d/my-file.conf", text, strlen(text), f);
+}
+
+static void watch_ok(void **state)
+{
+	struct kw_file f;
+	char line[256];
+
+	(void)state;
+	assert_int_equal(parse(KW_WATCH, "# c\n[watch]\nfunction = silent_corruption_victim\n"
+			       "ip_offset = 0x7f\nlocal = 0:8\n", &f), 0);
+	assert_int_equal(kw_watch_line(&f.watch, line, sizeof(line)), 33);
+	assert_string_equal(line, "silent_corruption_victim+0x7f 0:8");
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction=recursive_corruption_test\n"
+			       "ip_offset=0x21\ndepth=3\nlocal=0:8\n", &f), 0);
+	kw_watch_line(&f.watch, line, sizeof(line));
+	assert_string_equal(line, "recursive_corruption_test+0x21+3 0:8");
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction=canary_test_write\nip_offset=18\n", &f), 0);
+	kw_watch_line(&f.watch, line, sizeof(line));
+	assert_string_equal(line, "canary_test_write+0x12");
+	assert_true(f.watch.enabled);
+	assert_string_equal(f.name, "my-file.conf");
+}
+
+static void watch_errors(void **state)
+{
+	struct kw_file f;
+
+	(void)state;
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nlocal = 8:3\n", &f), -EINVAL);
+	assert_int_equal(f.err_line, 3);
+	assert_non_null(strstr(f.err_reason, "local"));
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nbogus = 1\n", &f), -EINVAL);
+	assert_int_equal(f.err_line, 3);
+	assert_non_null(strstr(f.err_reason, "unknown key 'bogus'"));
+	assert_int_equal(parse(KW_WATCH, "\n[watch]\nip_offset = 1\n", &f), -EINVAL);
+	assert_int_equal(f.err_line, 2);
+	assert_non_null(strstr(f.err_reason, "function"));
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction f\n", &f), -EINVAL);
+	assert_int_equal(f.err_line, 2);
+	assert_int_equal(parse(KW_WATCH, "[wprobe]\nfunction = f\n", &f), -EINVAL);
+	assert_non_null(strstr(f.err_reason, "unknown section"));
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f;rm\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nip_offset = -1\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nenabled = maybe\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WATCH, "", &f), -EINVAL);
+	assert_non_null(strstr(f.err_reason, "no [watch]"));
+	{
+		char big[400];
+
+		memset(big, 'a', sizeof(big));
+		memcpy(big, "[watch]\nfunction = ", 19);
+		big[sizeof(big) - 1] = '\0';
+		assert_int_equal(parse(KW_WATCH, big, &f), -EINVAL);
+		assert_int_equal(f.err_line, 2);
+		assert_non_null(strstr(f.err_reason, "longer"));
+	}
+	assert_int_equal(kw_file_parse(KW_WATCH, "/x.conf", "[watch]\0x", 9, &f), -EINVAL);
+}
+
+static void wprobe_ok(void **state)
+{
+	struct kw_file f;
+	char line[512];
+
+	(void)state;
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\naccess = w\nsymbol = jiffies\nlength = 8\n"
+			       "fetch = value=+0($addr)\n", &f), 0);
+	assert_string_equal(f.wprobe.name, "my_file");
+	kw_wprobe_line(&f.wprobe, "kwatchd", line, sizeof(line));
+	assert_string_equal(line, "w:kwatchd/my_file w@jiffies:8 value=+0($addr)");
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nname=obj\nset_on = kmem/kmalloc:ptr+8 if bytes > 8\n"
+			       "clear_on = kmem/kfree\n", &f), 0);
+	kw_wprobe_line(&f.wprobe, "kwatchd", line, sizeof(line));
+	assert_string_equal(line, "w:kwatchd/obj rw@0x0:4");
+	assert_int_equal(f.wprobe.n_trig, 2);
+	kw_trigger_line(&f.wprobe.trig[0], "obj", line, sizeof(line));
+	assert_string_equal(line, "set_wprobe:obj:ptr+8 if bytes > 8");
+	kw_trigger_line(&f.wprobe.trig[1], "obj", line, sizeof(line));
+	assert_string_equal(line, "clear_wprobe:obj");
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=x\noffset=-16\n", &f), 0);
+	kw_wprobe_line(&f.wprobe, "g", line, sizeof(line));
+	assert_string_equal(line, "w:g/my_file rw@x-16:4");
+}
+
+static void wprobe_errors(void **state)
+{
+	struct kw_file f;
+
+	(void)state;
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\naccess = x\nsymbol = s\n", &f), -EINVAL);
+	assert_int_equal(f.err_line, 2);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nlength = 3\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nname = a\n", &f), -EINVAL);
+	assert_non_null(strstr(f.err_reason, "symbol="));
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol = s\naddress = 1\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nset_on = kmem/kmalloc\n", &f), -EINVAL);
+	assert_int_equal(f.err_line, 2);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=s\nfetch = a;b\n", &f), -EINVAL);
+}
+
+static void fuzz_ok_and_errors(void **state)
+{
+	struct kw_file f;
+
+	(void)state;
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\nrate = 10\nrepeat = 2\n", &f), 0);
+	assert_string_equal(f.fuzz.target, "my_file");
+	assert_int_equal(f.fuzz.rate, 10);
+	assert_int_equal(f.fuzz.repeat, 2);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = a/b\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\nrepeat = 0\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\nspool = relative\n", &f), -EINVAL);
+}
+
+static void settings(void **state)
+{
+	struct kw_settings s;
+	char reason[256];
+	int line = -1;
+
+	(void)state;
+	kw_settings_default(&s);
+	assert_string_equal(s.kstackwatch, "/proc/kstackwatch");
+	assert_int_equal(kw_settings_parse("[daemon]\nqueue_events = 64\n[kernel]\n"
+					   "kstackwatch = /run/t/ksw\n", &s, &line, reason,
+					   sizeof(reason)), 0);
+	assert_int_equal(s.queue_events, 64);
+	assert_string_equal(s.kstackwatch, "/run/t/ksw");
+	assert_int_equal(kw_settings_parse("[daemon]\nqueue_events = 1\n", &s, &line, reason,
+					   sizeof(reason)), -EINVAL);
+	assert_int_equal(line, 2);
+	assert_int_equal(s.queue_events, 64);	/* unchanged on error */
+	assert_int_equal(kw_settings_parse("[nope]\na=b\n", &s, &line, reason, sizeof(reason)),
+			 -EINVAL);
+	assert_non_null(strstr(reason, "unknown section"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(watch_ok),
+		cmocka_unit_test(watch_errors),
+		cmocka_unit_test(wprobe_ok),
+		cmocka_unit_test(wprobe_errors),
+		cmocka_unit_test(fuzz_ok_and_errors),
+		cmocka_unit_test(settings),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

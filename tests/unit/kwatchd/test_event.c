@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Event encoding: common fields and order, seq, escaping, UTF-8, limit. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "event.h"
+
+static const struct timespec T = { 1700000000, 123456789 };
+
+static struct kw_event_ctx ctx(void)
+{
+	struct kw_event_ctx c = { .fixed_time = &T };
+
+	strcpy(c.host, "kwatch");
+	strcpy(c.boot_id, "b");
+	return c;
+}
+
+static void common_fields(void **state)
+{
+	struct kw_event_ctx c = ctx();
+	struct ev_buf *b;
+	json_object *ev = kw_event_new("config_error");
+
+	(void)state;
+	kw_event_add_int(ev, "line", 3);
+	assert_int_equal(kw_event_encode(&c, ev, 0, &b), 0);
+	assert_string_equal(b->data, "{\"seq\":1,\"timestamp\":\"2023-11-14T22:13:20.123456789Z\","
+			    "\"host\":\"kwatch\",\"boot_id\":\"b\",\"type\":\"config_error\",\"line\":3}\n");
+	assert_int_equal(b->seq, 1);
+	ev_buf_unref(b);
+	assert_int_equal(kw_event_encode(&c, kw_event_new("x"), 0, &b), 0);
+	assert_int_equal(b->seq, 2);
+	ev_buf_unref(b);
+	/* A reply reuses a seq and does not advance the counter. */
+	assert_int_equal(kw_event_encode(&c, kw_event_new("status"), 2, &b), 0);
+	assert_int_equal(b->seq, 2);
+	assert_int_equal(c.seq, 2);
+	ev_buf_unref(b);
+}
+
+static void escaping(void **state)
+{
+	struct kw_event_ctx c = ctx();
+	struct ev_buf *b;
+	json_object *ev = kw_event_new("t");
+
+	(void)state;
+	kw_event_add_str(ev, "s", "a\nb\"c\\d/e\x01\xff\xc3\xa9");
+	assert_int_equal(kw_event_encode(&c, ev, 0, &b), 0);
+	assert_non_null(strstr(b->data, "\"s\":\"a\\nb\\\"c\\\\d/e\\u0001\xef\xbf\xbd\xc3\xa9\""));
+	assert_null(memchr(b->data, '\n', b->len - 1));
+	ev_buf_unref(b);
+}
+
+static void utf8(void **state)
+{
+	char *s;
+
+	(void)state;
+	s = kw_utf8_sanitize("ok\xc3\xa9", 4);
+	assert_string_equal(s, "ok\xc3\xa9");
+	free(s);
+	s = kw_utf8_sanitize("\xed\xa0\x80|\xc0\xaf|\xf4\x90\x80\x80|\0", 14);
+	assert_int_equal(strncmp(s, "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd|", 10), 0);
+	free(s);
+}
+
+static void size_limit(void **state)
+{
+	struct kw_event_ctx c = ctx();
+	struct ev_buf *b;
+	json_object *ev = kw_event_new("big"), *back, *v;
+	char *big = malloc(100000);
+
+	(void)state;
+	memset(big, '\n', 99999);	/* escapes to 2 bytes each */
+	big[99999] = '\0';
+	kw_event_add_str(ev, "report", big);
+	kw_event_add_str(ev, "keep", "small");
+	assert_int_equal(kw_event_encode(&c, ev, 0, &b), 0);
+	assert_true(b->len <= KW_EVENT_MAX);
+	assert_true(b->len > KW_EVENT_MAX / 4);
+	back = json_tokener_parse(b->data);
+	assert_non_null(back);
+	assert_true(json_object_object_get_ex(back, "truncated", &v));
+	assert_true(json_object_object_get_ex(back, "keep", &v));
+	json_object_put(back);
+	ev_buf_unref(b);
+	free(big);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(common_fields),
+		cmocka_unit_test(escaping),
+		cmocka_unit_test(utf8),
+		cmocka_unit_test(size_limit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The client queue policy: bounded, never blocks, drops counted and
+ * announced in order by one lost record. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "queue.h"
+
+static struct ev_buf *lost(uint64_t count, uint64_t first, uint64_t last, void *ud)
+{
+	char buf[128];
+
+	(void)ud;
+	snprintf(buf, sizeof(buf), "lost %llu %llu-%llu\n", (unsigned long long)count,
+		 (unsigned long long)first, (unsigned long long)last);
+	return ev_buf_new(last, buf, strlen(buf));
+}
+
+static struct ev_buf *ev(uint64_t seq)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "ev %llu\n", (unsigned long long)seq);
+	return ev_buf_new(seq, buf, strlen(buf));
+}
+
+static void drain_one(struct cq *q, char *out, size_t n)
+{
+	const char *p;
+	size_t len = cq_peek(q, &p);
+
+	snprintf(out, n, "%.*s", (int)len, p);
+	cq_advance(q, len);
+}
+
+static void drops_and_lost_record(void **state)
+{
+	struct cq q;
+	char line[128];
+	uint64_t s;
+
+	(void)state;
+	assert_int_equal(cq_init(&q, 4, 1 << 20, lost, NULL), 0);
+	for (s = 1; s <= 4; s++) {
+		struct ev_buf *b = ev(s);
+
+		assert_int_equal(cq_push(&q, b), 0);
+		ev_buf_unref(b);
+	}
+	for (s = 5; s <= 9; s++) {
+		struct ev_buf *b = ev(s);
+
+		assert_int_equal(cq_push(&q, b), -ENOBUFS);
+		ev_buf_unref(b);
+	}
+	assert_int_equal(q.dropped_total, 5);
+	assert_int_equal(q.count, 4);
+	/* Draining one event leaves room for the event but not for the
+	 * notice and the next event: still dropped, never reordered. */
+	drain_one(&q, line, sizeof(line));
+	assert_string_equal(line, "ev 1\n");
+	{
+		struct ev_buf *b = ev(10);
+
+		assert_int_equal(cq_push(&q, b), -ENOBUFS);
+		ev_buf_unref(b);
+	}
+	drain_one(&q, line, sizeof(line));
+	drain_one(&q, line, sizeof(line));
+	drain_one(&q, line, sizeof(line));
+	assert_string_equal(line, "ev 4\n");
+	/* Room now: the lost record goes in ahead of event 11. */
+	{
+		struct ev_buf *b = ev(11);
+
+		assert_int_equal(cq_push(&q, b), 0);
+		ev_buf_unref(b);
+	}
+	drain_one(&q, line, sizeof(line));
+	assert_string_equal(line, "lost 6 5-10\n");
+	drain_one(&q, line, sizeof(line));
+	assert_string_equal(line, "ev 11\n");
+	assert_int_equal(q.count, 0);
+	assert_int_equal(q.dropped_total, 6);
+	cq_done(&q);
+}
+
+static void partial_writes(void **state)
+{
+	struct cq q;
+	const char *p;
+	struct ev_buf *b = ev(1);
+
+	(void)state;
+	assert_int_equal(cq_init(&q, 4, 1 << 20, lost, NULL), 0);
+	cq_push(&q, b);
+	assert_int_equal(b->refs, 2);	/* shared, not copied */
+	ev_buf_unref(b);
+	assert_int_equal(cq_peek(&q, &p), 5);
+	cq_advance(&q, 2);
+	assert_int_equal(cq_peek(&q, &p), 3);
+	assert_memory_equal(p, " 1\n", 3);
+	cq_advance(&q, 3);
+	assert_int_equal(cq_peek(&q, &p), 0);
+	assert_int_equal(q.sent_total, 1);
+	cq_done(&q);
+}
+
+static void byte_bound_and_flush(void **state)
+{
+	struct cq q;
+	char big[40000];
+	struct ev_buf *b;
+	const char *p;
+
+	(void)state;
+	memset(big, 'x', sizeof(big));
+	assert_int_equal(cq_init(&q, 100, 2 * KW_EVENT_MAX, lost, NULL), 0);
+	b = ev_buf_new(1, big, 30000);
+	assert_int_equal(cq_push(&q, b), 0);
+	ev_buf_unref(b);
+	b = ev_buf_new(2, big, 30000);
+	assert_int_equal(cq_push(&q, b), 0);
+	ev_buf_unref(b);
+	b = ev_buf_new(3, big, 30000);
+	assert_int_equal(cq_push(&q, b), -ENOBUFS);	/* over the byte bound */
+	ev_buf_unref(b);
+	cq_advance(&q, cq_peek(&q, &p));
+	cq_advance(&q, cq_peek(&q, &p));
+	/* Drained and idle: the notice is queued without waiting for an event. */
+	cq_flush_lost(&q);
+	assert_int_equal(q.count, 1);
+	assert_memory_equal(q.ring[q.head]->data, "lost 1 3-3\n", 11);
+	cq_done(&q);
+	assert_int_equal(cq_init(&q, 1, 1 << 20, lost, NULL), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(drops_and_lost_record),
+		cmocka_unit_test(partial_writes),
+		cmocka_unit_test(byte_bound_and_flush),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

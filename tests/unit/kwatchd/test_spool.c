@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The spool state machine, against a temporary directory whose "input"
+ * is a plain file (a stand-in for /sys/kernel/debug/kfuzztest/T/input). */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "spool.h"
+#include "util.h"
+
+static char root[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(root, "/tmp/kw-spool-XXXXXX");
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	return system(cmd);
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char tmp[512], path[512];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s/.%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(tmp, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
+static bool exists(const char *dir, const char *sub, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
+	return access(path, F_OK) == 0;
+}
+
+static void replay_in_order(void **state)
+{
+	char dir[256], input[256];
+	struct spool_result res;
+	struct spool s;
+	char *got = NULL;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/t", root);
+	snprintf(input, sizeof(input), "%s/input", root);
+	assert_int_equal(kw_write_once(input, "", 0), -ENOENT);
+	fclose(fopen(input, "w"));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	put(dir, "b", "second");
+	put(dir, "a", "first");
+	fclose(fopen("/dev/null", "r"));
+	{	/* temp files (dot names) are not blobs */
+		char tmp[300];
+
+		snprintf(tmp, sizeof(tmp), "%s/.partial", dir);
+		fclose(fopen(tmp, "w"));
+	}
+	assert_int_equal(spool_count(&s, SPOOL_QUEUED), 2);
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_string_equal(res.name, "a");
+	assert_int_equal(res.state, SPOOL_DONE);
+	assert_int_equal(res.size, 5);
+	assert_int_equal(kw_read_file(input, 100, &got, NULL), 0);
+	assert_string_equal(got, "first");
+	free(got);
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_string_equal(res.name, "b");
+	assert_int_equal(spool_step(&s, &res), -ENOENT);
+	assert_true(exists(dir, "done", "a"));
+	assert_true(exists(dir, "done", "b"));
+	assert_int_equal(spool_count(&s, SPOOL_DONE), 2);
+	/* The same name again is kept under a new name, not overwritten. */
+	put(dir, "a", "again");
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_string_equal(res.final_name, "a.1");
+	spool_close(&s);
+}
+
+static void rejected_with_errno(void **state)
+{
+	char dir[256], input[256], *text = NULL, path[512];
+	struct spool_result res;
+	struct spool s;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/r", root);
+	snprintf(input, sizeof(input), "%s/missing/input", root);
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	put(dir, "x", "blob");
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_int_equal(res.state, SPOOL_REJECTED);
+	assert_int_equal(res.err, -ENOENT);
+	assert_true(exists(dir, "rejected", "x"));
+	snprintf(path, sizeof(path), "%s/rejected/x.errno", dir);
+	assert_int_equal(kw_read_file(path, 100, &text, NULL), 0);
+	assert_int_equal(strncmp(text, "2 ", 2), 0);
+	free(text);
+	assert_int_equal(spool_count(&s, SPOOL_REJECTED), 1);
+	spool_close(&s);
+}
+
+static void recovery_sets_inflight_aside(void **state)
+{
+	char dir[256], input[256];
+	struct spool_result res;
+	struct spool s;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/k", root);
+	snprintf(input, sizeof(input), "%s/input", root);
+	fclose(fopen(input, "w"));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	put(dir, "crash", "boom");
+	put(dir, "later", "ok");
+	/* Claimed, then the daemon "dies" before the write finishes. */
+	assert_int_equal(spool_claim(&s, "crash"), 0);
+	assert_true(exists(dir, "inflight", "crash"));
+	spool_close(&s);
+
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	assert_int_equal(spool_recover(&s, NULL, NULL), 0);
+	assert_false(exists(dir, "inflight", "crash"));
+	assert_true(exists(dir, "interrupted", "crash"));
+	/* Not replayed: only "later" runs. */
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_string_equal(res.name, "later");
+	assert_int_equal(spool_step(&s, &res), -ENOENT);
+	assert_int_equal(spool_count(&s, SPOOL_INTERRUPTED), 1);
+	assert_int_equal(spool_count(&s, SPOOL_INFLIGHT), 0);
+	spool_close(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(replay_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(rejected_with_errno, setup, teardown),
+		cmocka_unit_test_setup_teardown(recovery_sets_inflight_aside, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Parsing wprobe hits from a tracefs instance's trace_pipe. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "wprobe.h"
+
+static void hit(void **state)
+{
+	struct wprobe_hit h;
+
+	(void)state;
+	assert_int_equal(wprobe_parse_hit("          <idle>-0       [001] d.h2.  1234.567890: "
+					  "my_jiffies: (tick_do_update_jiffies64+0xbe/0x130) "
+					  "value=0x1000\n", &h), 0);
+	assert_string_equal(h.comm, "<idle>");
+	assert_int_equal(h.pid, 0);
+	assert_int_equal(h.cpu, 1);
+	assert_string_equal(h.ts, "1234.567890");
+	assert_string_equal(h.event, "my_jiffies");
+	assert_string_equal(h.ip, "tick_do_update_jiffies64+0xbe/0x130");
+	assert_string_equal(h.args, "value=0x1000");
+	assert_int_equal(wprobe_parse_hit(" kworker/u4:1-ev-42 [000] ..... 5.000001: w: (f+0x1/0x2)",
+					  &h), 0);
+	assert_string_equal(h.comm, "kworker/u4:1-ev");
+	assert_int_equal(h.pid, 42);
+	assert_string_equal(h.args, "");
+	assert_int_equal(wprobe_parse_hit("garbage", &h), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("", &h), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(hit),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,248 @@
+#!/bin/bash
+# Suite "kwatchd": the daemon as a systemd service in the guest.
+#
+# What is real and what is a stand-in: systemd, the service, the socket,
+# inotify, reload/restart and the event stream are real.  This kernel has
+# no /proc/kstackwatch, no wprobes and no KFuzzTest yet, so the tests that
+# exercise the watch and the spool point kwatchd's [kernel] paths at
+# stand-ins under /var/lib/kwatchd/test: a plain file for /proc/kstackwatch
+# (its content is what the daemon wrote) and a FIFO for the KFuzzTest
+# input (a reader records each write).  The tests that need the real
+# interfaces check for them and skip with a reason.
+. /opt/kwatch/tests/guest/ktap.sh
+
+CONF=/etc/kwatchd
+ST=/var/lib/kwatchd/test
+KSW=$ST/kstackwatch
+FIFO=$ST/kfuzztest/tgt/input
+SPOOL=/var/lib/kwatchd/spool/tgt
+EV=/tmp/kwatchd-events.ndjson
+
+status_field() { kwatchctl status -r | head -n1 | grep -o "\"$1\":[^,]*" | head -n1; }
+events_of() { grep "\"type\":\"$1\"" "$EV"; }
+follow_start() { kwatchctl follow -r >"$EV" 2>/dev/null & FOLLOW=$!; sleep 0.3; }
+follow_stop() { kill "$FOLLOW" 2>/dev/null; wait "$FOLLOW" 2>/dev/null; }
+put() { printf '%b' "$3" >"$1/.$2.tmp" && mv "$1/.$2.tmp" "$1/$2"; }	# atomic, by rename
+
+t_service_active_and_ready() {
+	local st text
+	st=$(systemctl show -p ActiveState --value kwatchd)
+	expect_eq "kwatchd ActiveState" "$st" active || return 1
+	text=$(systemctl show -p StatusText --value kwatchd)
+	echo "StatusText: $text"
+	case $text in watch:*) ;; *) fail "no READY status text"; return 1 ;; esac
+	[ -S /run/kwatchd/events.sock ] || fail "no /run/kwatchd/events.sock" || return 1
+	stat -c 'socket mode %a group %G' /run/kwatchd/events.sock
+	expect_eq "socket mode" "$(stat -c %a /run/kwatchd/events.sock)" 660 || return 1
+	kwatchctl status | head -n 40
+	kwatchctl status -r | grep -q '"type":"status"' || fail "no status record"
+}
+
+t_standin_setup() {
+	mkdir -p $ST/kfuzztest/tgt $CONF/watch.d $CONF/fuzz.d
+	: >$KSW
+	rm -f $FIFO; mkfifo $FIFO
+	cp $CONF/kwatchd.conf $ST/kwatchd.conf.orig
+	cat >$CONF/kwatchd.conf <<CONF
+[daemon]
+push = /dev/virtio-ports/org.kwatch.events
+queue_events = 256
+queue_kib = 1024
+[kernel]
+kstackwatch = $KSW
+kfuzztest = $ST/kfuzztest
+CONF
+	# A reader that never sees EOF: fd 3 holds the FIFO open read-write.
+	exec 3<>$FIFO
+	nohup sh -c "exec cat $FIFO >>$ST/input.log" >/dev/null 2>&1 3<>$FIFO &
+	echo $! >$ST/reader.pid
+	printf '[fuzz]\ntarget = tgt\n' >$CONF/fuzz.d/tgt.conf
+	systemctl restart kwatchd || fail "restart with stand-in paths" || return 1
+	expect_eq "kwatchd after restart" "$(systemctl is-active kwatchd)" active
+}
+
+t_watch_file_arms_and_disarms() {
+	local t0 t1
+	follow_start
+	t0=$(date +%s%N)
+	put $CONF/watch.d w.conf '[watch]\nfunction = canary_test_write\nip_offset = 0x12\n'
+	wait_for 1 grep -qx 'canary_test_write+0x12' $KSW || { follow_stop; fail "not armed within 1 s: '$(cat $KSW)'"; return 1; }
+	t1=$(date +%s%N)
+	echo "armed in $(((t1 - t0) / 1000000)) ms: $(cat $KSW)"
+	rm $CONF/watch.d/w.conf
+	wait_for 1 grep -qx '' $KSW || { follow_stop; fail "not disarmed within 1 s"; return 1; }
+	sleep 0.3
+	follow_stop
+	events_of watch_armed | grep -q '"line":"canary_test_write+0x12"' || fail "no watch_armed event" || return 1
+	events_of watch_disarmed | grep -q 'w.conf' || fail "no watch_disarmed event"
+}
+
+t_malformed_file_keeps_previous_watch() {
+	put $CONF/watch.d/ m.conf '[watch]\nfunction = silent_corruption_victim\nip_offset = 0x7f\nlocal = 0:8\n'
+	wait_for 2 grep -qx 'silent_corruption_victim+0x7f 0:8' $KSW || fail "not armed" || return 1
+	follow_start
+	put $CONF/watch.d m.conf '[watch]\nfunction = silent_corruption_victim\nlocal = 0:3\n'
+	wait_for 2 grep -q config_error "$EV" || { follow_stop; fail "no config_error event"; return 1; }
+	# a second enabled watch is an error naming both files
+	put $CONF/watch.d n.conf '[watch]\nfunction = other\n'
+	wait_for 2 grep -q 'conflicts with' "$EV"
+	sleep 0.3
+	follow_stop
+	events_of config_error
+	events_of config_error | grep '"file":"/etc/kwatchd/watch.d/m.conf"' | grep -q '"line":3' ||
+		fail "config_error lacks file m.conf and line 3" || return 1
+	events_of config_error | grep 'watch.d/n.conf conflicts with watch.d/m.conf' -q ||
+		fail "no error naming both watch files" || return 1
+	expect_eq "previous watch still armed" "$(cat $KSW)" 'silent_corruption_victim+0x7f 0:8'
+	rm -f $CONF/watch.d/n.conf
+}
+
+t_real_kstackwatch() {
+	[ -e /proc/kstackwatch ] || { skip "/proc/kstackwatch absent: KStackWatch is not in this kernel yet"; return; }
+	fail "KStackWatch present: write the real-interface test"
+}
+
+t_wprobe_hits_on_socket() {
+	grep -q 'w\[:' /sys/kernel/tracing/README 2>/dev/null ||
+		{ skip "no w: dynamic events in the tracefs README: wprobes are not in this kernel yet"; return; }
+	fail "wprobes present: write the real-interface test"
+}
+
+t_spool_replays_each_blob_once() {
+	local i n=20 done
+	: >$ST/input.log
+	follow_start
+	for i in $(seq -w 1 $n); do put $SPOOL blob$i "blob-$i\n"; done
+	wait_for 10 sh -c "[ \$(ls $SPOOL/done | wc -l) -ge $n ]" || { follow_stop; fail "only $(ls $SPOOL/done | wc -l) of $n done"; return 1; }
+	sleep 0.3
+	follow_stop
+	done=$(ls $SPOOL/done | wc -l)
+	expect_eq "blobs in done/" "$done" $n || return 1
+	expect_eq "blobs written to input (each once)" "$(sort $ST/input.log | uniq | wc -l) $(wc -l <$ST/input.log)" "$n $n" || return 1
+	expect_eq "fuzz_exec events" "$(events_of fuzz_exec | wc -l)" $n || return 1
+	# A blob for a target without an input file is rejected with its errno.
+	mkdir -p $ST/kfuzztest/gone
+	printf '[fuzz]\ntarget = gone\n' >$CONF/fuzz.d/gone.conf
+	sleep 1
+	put /var/lib/kwatchd/spool/gone b 'x'
+	wait_for 5 test -e /var/lib/kwatchd/spool/gone/rejected/b.errno || fail "not rejected" || return 1
+	echo "rejected: $(cat /var/lib/kwatchd/spool/gone/rejected/b.errno)"
+	rm -f $CONF/fuzz.d/gone.conf
+}
+
+t_kill9_during_replay_loses_nothing() {
+	local pid before after
+	before=$(ls $SPOOL/done | wc -l)
+	# Stop the reader: the next write blocks in open(), as a kernel target
+	# that hangs would, so the blob stays in flight.
+	kill "$(cat $ST/reader.pid)"; exec 3>&-
+	put $SPOOL stuck 'stuck\n'
+	wait_for 5 test -e $SPOOL/inflight/stuck || fail "blob never in flight" || return 1
+	pid=$(systemctl show -p MainPID --value kwatchd)
+	put $SPOOL after1 'after1\n'
+	kill -9 "$pid"
+	exec 3<>$FIFO
+	nohup sh -c "exec cat $FIFO >>$ST/input.log" >/dev/null 2>&1 3<>$FIFO &
+	echo $! >$ST/reader.pid
+	wait_for 15 sh -c "systemctl is-active -q kwatchd && [ \$(systemctl show -p MainPID --value kwatchd) != $pid ]" ||
+		fail "kwatchd not restarted after kill -9" || return 1
+	wait_for 10 test -e $SPOOL/done/after1 || fail "blob queued at the kill not replayed" || return 1
+	[ -e $SPOOL/interrupted/stuck ] || fail "in-flight blob not set aside in interrupted/" || return 1
+	[ -z "$(ls $SPOOL/inflight)" ] || fail "inflight/ not empty" || return 1
+	[ ! -e $SPOOL/done/stuck ] || fail "in-flight blob replayed" || return 1
+	after=$(ls $SPOOL/done | wc -l)
+	expect_eq "done: one more (after1)" $((after - before)) 1 || return 1
+	journalctl -u kwatchd --no-pager | grep 'was in flight' | tail -n1
+	journalctl -u kwatchd --no-pager | grep -q 'blob stuck was in flight' || fail "interruption not reported" || return 1
+	status_field interrupted | grep -q ':1' || { kwatchctl status; fail "status does not count the interrupted blob"; }
+}
+
+t_stalled_client_gets_lost_record() {
+	# 3000 synthetic events at 300/s; one client reads all the time, the
+	# other sleeps 5 s first (queue_events = 256 in the test config).
+	local n=3000 s f
+	kwatchctl follow -r -w 5 -i 4 -S >/dev/null 2>$ST/stalled.sum &
+	s=$!
+	kwatchctl follow -r -t bench -n $n -i 20 -S >/dev/null 2>$ST/fast.sum &
+	f=$!
+	sleep 0.5
+	kwatchctl bench $n 300
+	wait $f; wait $s
+	echo "reading: $(cat $ST/fast.sum)"
+	echo "stalled: $(cat $ST/stalled.sum)"
+	grep -q "matched=$n lost_records=0 lost_events=0 gaps=0" $ST/fast.sum || fail "the reading client lost events" || return 1
+	grep -Eq 'lost_records=[1-9]' $ST/stalled.sum || fail "the stalled client got no lost record" || return 1
+	grep -q 'gaps=0' $ST/stalled.sum || fail "the stalled client saw a gap no lost record covers"
+}
+
+t_events_per_second() {
+	# Unpaced: as fast as the daemon's loop goes; drops are counted, not failures.
+	local n=5000 k i t
+	for k in 1 4; do
+		for i in $(seq $k); do
+			kwatchctl follow -r -t bench -n $n -i 15 -S >/dev/null 2>$ST/c$i.sum &
+		done
+		sleep 0.5
+		kwatchctl bench $n
+		wait
+		for i in $(seq $k); do
+			t=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' $ST/c$i.sum)
+			echo "clients=$k client=$i $(cat $ST/c$i.sum) received_per_s=$(awk -v n=$n -v t="$t" 'BEGIN { r = 0; if (t > 0) r = n / t; printf("%d", r) }')"
+		done
+	done
+	status_field dropped
+}
+
+t_blobs_per_second_daemon_vs_shell() {
+	# The same 200 blobs, written to the same FIFO stand-in: by the daemon
+	# (claim, write, move, with the fsyncs) and by a shell loop.  The blobs
+	# are placed while the target is off; the clock runs from turning it on.
+	local n=200 i t0 t1 t2 d
+	mkdir -p $ST/blobs; rm -f $ST/blobs/*
+	for i in $(seq -w 1 $n); do head -c 256 /dev/urandom >$ST/blobs/r$i; done
+	printf '[fuzz]\ntarget = tgt\nenabled = no\n' >$CONF/fuzz.d/.tgt.tmp && mv $CONF/fuzz.d/.tgt.tmp $CONF/fuzz.d/tgt.conf
+	sleep 1.5
+	d=$(ls $SPOOL/done | wc -l)
+	cp $ST/blobs/r* $SPOOL/
+	t0=$(date +%s%N)
+	printf '[fuzz]\ntarget = tgt\n' >$CONF/fuzz.d/.tgt.tmp && mv $CONF/fuzz.d/.tgt.tmp $CONF/fuzz.d/tgt.conf
+	wait_for 120 sh -c "[ \$(ls $SPOOL/done | wc -l) -ge $((d + n)) ]" || fail "daemon did not finish" || return 1
+	t1=$(date +%s%N)
+	for i in $(seq -w 1 $n); do cat $ST/blobs/r$i >$FIFO; done
+	t2=$(date +%s%N)
+	echo "daemon:     $n blobs in $(((t1 - t0) / 1000000)) ms (incl. the 150 ms quiet period) = $(awk -v n=$n -v ns=$((t1 - t0)) 'BEGIN{printf "%.1f", n / (ns / 1e9)}') blobs/s"
+	echo "shell loop: $n blobs in $(((t2 - t1) / 1000000)) ms = $(awk -v n=$n -v ns=$((t2 - t1)) 'BEGIN{printf "%.1f", n / (ns / 1e9)}') blobs/s"
+	echo "ratio daemon/shell: $(awk -v a=$((t1 - t0)) -v b=$((t2 - t1)) 'BEGIN{printf "%.2f", b / a}')"
+}
+
+t_reload_and_restart_keep_state() {
+	# The last good version of a broken file is kept in memory, across
+	# reloads but not restarts: start from a valid watch file.
+	local line='canary_test_overflow+0x1a'
+	put $CONF/watch.d m.conf '[watch]\nfunction = canary_test_overflow\nip_offset = 0x1a\n'
+	wait_for 3 grep -qx "$line" $KSW || fail "watch not armed before reload" || return 1
+	follow_start
+	systemctl reload kwatchd || { follow_stop; fail "systemctl reload"; return 1; }
+	sleep 1
+	follow_stop
+	events_of daemon_reload | grep -q SIGHUP || fail "no daemon_reload event" || return 1
+	! events_of watch_disarmed | grep -q . || fail "reload disarmed the watch" || return 1
+	expect_eq "watch after reload" "$(cat $KSW)" "$line" || return 1
+	expect_eq "active after reload" "$(systemctl show -p ActiveState --value kwatchd)" active || return 1
+	systemctl restart kwatchd || fail "systemctl restart" || return 1
+	wait_for 5 grep -qx "$line" $KSW || fail "watch not re-armed after restart" || return 1
+	expect_eq "watch after restart" "$(cat $KSW)" "$line" || return 1
+	[ -S /run/kwatchd/events.sock ] || fail "socket gone after restart" || return 1
+	status_field watch_file
+	status_field watch_file | grep -q m.conf || fail "status lost the watch"
+}
+
+t_zz_restore() {
+	rm -f $CONF/watch.d/*.conf $CONF/fuzz.d/tgt.conf
+	cp $ST/kwatchd.conf.orig $CONF/kwatchd.conf
+	kill "$(cat $ST/reader.pid)" 2>/dev/null
+	systemctl restart kwatchd
+	expect_eq "kwatchd restored" "$(systemctl is-active kwatchd)" active
+}
+
+ktap_main
