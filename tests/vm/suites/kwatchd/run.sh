@@ -97,9 +97,34 @@ t_malformed_file_keeps_previous_watch() {
 	rm -f $CONF/watch.d/n.conf
 }
 
+# The real /proc/kstackwatch: the daemon programs it and reads it back, and
+# a line the kernel refuses becomes a config error with the kernel's errno
+# while the previous watch stays.  The watched function is not called: the
+# arm/disarm path itself is tested by the kstackwatch suite.
 t_real_kstackwatch() {
-	[ -e /proc/kstackwatch ] || { skip "/proc/kstackwatch absent: KStackWatch is not in this kernel yet"; return; }
-	fail "KStackWatch present: write the real-interface test"
+	local line fn off
+	[ -e /proc/kstackwatch ] || { skip "/proc/kstackwatch absent: KStackWatch is not in this kernel"; return; }
+	[ -r /proc/kstackwatch_test ] || { skip "no KStackWatch test module"; return; }
+	line=$(awk '$1 == "test4" { print $2 }' /proc/kstackwatch_test)	# clean_frame+0x..
+	fn=${line%%+*}
+	off=${line#*+}
+	rm -f $CONF/watch.d/*.conf
+	sed -i "/^kstackwatch = /d" $CONF/kwatchd.conf
+	systemctl restart kwatchd || fail "restart with the real /proc/kstackwatch" || return 1
+	follow_start
+	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
+	wait_for 3 grep -qx "$line" /proc/kstackwatch || { follow_stop; fail "not programmed: '$(cat /proc/kstackwatch)'"; return 1; }
+	echo "programmed: $(cat /proc/kstackwatch)"
+	put $CONF/watch.d r.conf '[watch]\nfunction = no_such_function_kwatch\nip_offset = 4\n'
+	wait_for 3 grep -q config_error "$EV" || { follow_stop; fail "no config_error for a function the kernel refuses"; return 1; }
+	sleep 0.3
+	events_of config_error | tail -n1
+	expect_eq "previous watch kept" "$(cat /proc/kstackwatch)" "$line" || { follow_stop; return 1; }
+	rm -f $CONF/watch.d/r.conf
+	wait_for 3 sh -c '[ -z "$(cat /proc/kstackwatch)" ]' || { follow_stop; fail "not disarmed: '$(cat /proc/kstackwatch)'"; return 1; }
+	follow_stop
+	echo "kstackwatch = $KSW" >>$CONF/kwatchd.conf
+	systemctl restart kwatchd || fail "restart with the stand-in again"
 }
 
 t_wprobe_hits_on_socket() {
