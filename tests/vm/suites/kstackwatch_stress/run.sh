@@ -4,50 +4,9 @@
 # Run only when named (make test SUITE=kstackwatch_stress): it stalls the
 # guest under QEMU TCG today (a CPU stops taking timer interrupts after
 # some hundred re-points); see the KStackWatch issue.
-#  The test module's
-# /proc/kstackwatch_test prints, for each test, the /proc/kstackwatch line
-# that watches it, measured on this kernel: no offset is hard-coded.
 . /opt/kwatch/tests/guest/ktap.sh
 
-KSW=/proc/kstackwatch
-KT=/proc/kstackwatch_test
-STATS=/sys/kernel/debug/kstackwatch/stats
-TRACE=/sys/kernel/tracing
-BANNER='KStackWatch: caught stack corruption'
-SUITE_START=$(dmesg | wc -l)
-
-# The /proc/kstackwatch line for test $1 (optionally with depth $2).
-line_for() {
-	local l
-	l=$(awk -v t="$1" '$1 == t { $1 = ""; sub(/^ /, ""); print }' $KT)
-	[ -n "${2:-}" ] && l=$(echo "$l" | sed -E "s/^([^ +]+\+0x[0-9a-f]+)\+[0-9]+/\1+$2/")
-	echo "$l"
-}
-
-mark() { MARK=$(dmesg | wc -l); }
-since_mark() { dmesg | tail -n +$((MARK + 1)); }
-reports() { since_mark | grep -c "$BANNER"; }
-stat_of() { awk -v k="$1" '$1 == k { print $2 }' $STATS; }
-
-# run_test N LINE: watch with LINE, run testN, disarm; leaves MARK.
-run_test() {
-	echo "$2" >$KSW || { echo "FAIL: cannot write '$2' to $KSW"; return 1; }
-	mark
-	echo "test$1" >$KT
-	echo >$KSW
-}
-
-# expect_one_report WATCHED_TEXT CORRUPTER: exactly one report, naming both.
-expect_one_report() {
-	local n log
-	n=$(reports)
-	log=$(since_mark)
-	echo "$log" | grep -A6 "$BANNER" | sed -n '1,7p'
-	expect_eq "catch reports" "$n" 1 || return 1
-	echo "$log" | grep -q "watched: $1" || fail "report does not name '$1'" || return 1
-	echo "$log" | grep -qE "corrupting store: the instruction before $2(\.[a-z0-9.]+)?\+0x" ||
-		fail "report does not name the corrupting function $2" || return 1
-}
+. /opt/kwatch/tests/guest/kstackwatch.sh
 
 # The return trampoline writes over the dead frame before the exit handler
 # disarms: none of that may be reported.
