@@ -45,6 +45,9 @@ qemu_args() {
 		-device "virtserialport,chardev=results,name=org.kwatch.results"
 		-chardev "file,id=events,path=$run/events.ndjson"
 		-device "virtserialport,chardev=events,name=org.kwatch.events")
+	# Extra QEMU arguments for debugging, e.g. a monitor socket.
+	# shellcheck disable=SC2206
+	[ -z "${KWATCH_QEMU_ARGS:-}" ] || QEMU+=($KWATCH_QEMU_ARGS)
 }
 
 cmd_shell() {
