@@ -101,30 +101,41 @@ t_malformed_file_keeps_previous_watch() {
 # a line the kernel refuses becomes a config error with the kernel's errno
 # while the previous watch stays.  The watched function is not called: the
 # arm/disarm path itself is tested by the kstackwatch suite.
+real_kstackwatch_body() {
+	local line=$1 fn=${1%%+*} off=${1#*+}
+	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
+	wait_for 5 grep -qx "$line" /proc/kstackwatch || fail "not programmed: '$(cat /proc/kstackwatch)'" || return 1
+	echo "programmed: $(cat /proc/kstackwatch)"
+	put $CONF/watch.d r.conf '[watch]\nfunction = no_such_function_kwatch\nip_offset = 4\n'
+	wait_for 5 grep -q config_error "$EV" || fail "no config_error for a function the kernel refuses" || return 1
+	sleep 0.3
+	events_of config_error | tail -n1
+	events_of config_error | grep -q '"errno":2' || fail "the config error lacks the kernel's errno (ENOENT)" || return 1
+	expect_eq "previous watch kept" "$(cat /proc/kstackwatch)" "$line" || return 1
+	# Back to a good file, then delete it: the watch goes.
+	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
+	sleep 0.5
+	rm -f $CONF/watch.d/r.conf
+	wait_for 5 sh -c '[ -z "$(cat /proc/kstackwatch)" ]' || fail "not disarmed: '$(cat /proc/kstackwatch)'"
+}
+
 t_real_kstackwatch() {
-	local line fn off
+	local line rc=0
 	[ -e /proc/kstackwatch ] || { skip "/proc/kstackwatch absent: KStackWatch is not in this kernel"; return; }
 	[ -r /proc/kstackwatch_test ] || { skip "no KStackWatch test module"; return; }
 	line=$(awk '$1 == "test4" { print $2 }' /proc/kstackwatch_test)	# clean_frame+0x..
-	fn=${line%%+*}
-	off=${line#*+}
 	rm -f $CONF/watch.d/*.conf
 	sed -i "/^kstackwatch = /d" $CONF/kwatchd.conf
 	systemctl restart kwatchd || fail "restart with the real /proc/kstackwatch" || return 1
 	follow_start
-	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
-	wait_for 3 grep -qx "$line" /proc/kstackwatch || { follow_stop; fail "not programmed: '$(cat /proc/kstackwatch)'"; return 1; }
-	echo "programmed: $(cat /proc/kstackwatch)"
-	put $CONF/watch.d r.conf '[watch]\nfunction = no_such_function_kwatch\nip_offset = 4\n'
-	wait_for 3 grep -q config_error "$EV" || { follow_stop; fail "no config_error for a function the kernel refuses"; return 1; }
-	sleep 0.3
-	events_of config_error | tail -n1
-	expect_eq "previous watch kept" "$(cat /proc/kstackwatch)" "$line" || { follow_stop; return 1; }
-	rm -f $CONF/watch.d/r.conf
-	wait_for 3 sh -c '[ -z "$(cat /proc/kstackwatch)" ]' || { follow_stop; fail "not disarmed: '$(cat /proc/kstackwatch)'"; return 1; }
+	real_kstackwatch_body "$line" || rc=1
 	follow_stop
+	# Whatever happened, leave the daemon on the stand-in for the next tests.
+	rm -f $CONF/watch.d/r.conf
 	echo "kstackwatch = $KSW" >>$CONF/kwatchd.conf
-	systemctl restart kwatchd || fail "restart with the stand-in again"
+	systemctl restart kwatchd || fail "restart with the stand-in again" || rc=1
+	echo >/proc/kstackwatch 2>/dev/null
+	return $rc
 }
 
 t_wprobe_hits_on_socket() {
