@@ -16,8 +16,8 @@ const char *const kw_step_name[_KW_STEP_MAX] = {
 	[KW_STEP_FUZZ_START] = "fuzz_start",
 };
 
-static const struct kw_file *find(const struct kw_file *set, size_t n, enum kw_kind kind,
-				  const char *name)
+const struct kw_file *kw_file_find(const struct kw_file *set, size_t n, enum kw_kind kind,
+				   const char *name)
 {
 	size_t i;
 
@@ -131,7 +131,7 @@ static int accept(struct kw_plan *p, const struct kw_file *f, const struct kw_fi
 		if (r < 0)
 			return r;
 	}
-	prev = find(old, n_old, f->kind, f->name);
+	prev = kw_file_find(old, n_old, f->kind, f->name);
 	if (prev && prev->hash != f->hash && !conflict(p, prev))
 		p->next[p->n_next++] = *prev;
 	return 0;
@@ -171,7 +171,7 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n_parsed; i++) {
 			const struct kw_file *f = &parsed[i];
-			const struct kw_file *prev = find(old, n_old, f->kind, f->name);
+			const struct kw_file *prev = kw_file_find(old, n_old, f->kind, f->name);
 
 			if (f->err) {
 				if (pass == 1)
@@ -204,7 +204,7 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 			goto fail;
 	}
 	for (i = 0; i < n_old; i++) {
-		const struct kw_file *n = find(p.next, p.n_next, old[i].kind, old[i].name);
+		const struct kw_file *n = kw_file_find(p.next, p.n_next, old[i].kind, old[i].name);
 
 		if (old[i].kind == KW_WATCH || same(&old[i], n))
 			continue;
@@ -220,7 +220,7 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 			goto fail;
 	}
 	for (i = 0; i < p.n_next; i++) {
-		const struct kw_file *o = find(old, n_old, p.next[i].kind, p.next[i].name);
+		const struct kw_file *o = kw_file_find(old, n_old, p.next[i].kind, p.next[i].name);
 
 		if (p.next[i].kind == KW_WATCH || same(o, &p.next[i]))
 			continue;

@@ -49,5 +49,8 @@ void kw_plan_free(struct kw_plan *p);
 
 /* The enabled watch in a set, or NULL. */
 const struct kw_file *kw_armed_watch(const struct kw_file *set, size_t n);
+/* The file of @kind named @name in @set, or NULL. */
+const struct kw_file *kw_file_find(const struct kw_file *set, size_t n, enum kw_kind kind,
+				   const char *name);
 
 #endif

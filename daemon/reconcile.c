@@ -75,17 +75,6 @@ static void drop_next(struct kw_plan *p, size_t i)
 	p->n_next--;
 }
 
-static const struct kw_file *find(const struct kw_file *set, size_t n, enum kw_kind kind,
-				  const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (set[i].kind == kind && strcmp(set[i].name, name) == 0)
-			return &set[i];
-	return NULL;
-}
-
 static int pipe_open(struct kwd *d);
 
 static int arm(struct kwd *d, const struct kw_file *f, char *line, size_t n)
@@ -194,7 +183,7 @@ static int execute(struct kwd *d, struct kw_plan *p)
 			}
 			kernel_failed(d, p, f, r, s->op == KW_STEP_WPROBE_CREATE ?
 				      "creating the wprobe" : "starting the spool", reason);
-			o = find(old, n_old, f->kind, f->name);
+			o = kw_file_find(old, n_old, f->kind, f->name);
 			if (o && (s->op == KW_STEP_WPROBE_CREATE ? wp_create(d, o, reason, sizeof(reason)) :
 				  fuzz_start(d, o)) == 0) {
 				p->next[s->file] = *o;
@@ -353,7 +342,7 @@ static int pipe_open(struct kwd *d)
 
 static const struct kw_file *find_err(struct kwd *d, const struct kw_file *f)
 {
-	return find(d->errors, d->n_errors, f->kind, f->name);
+	return kw_file_find(d->errors, d->n_errors, f->kind, f->name);
 }
 
 static json_object *file_status(const struct kw_file *f, const char *state,
@@ -395,7 +384,7 @@ json_object *kwd_status(struct kwd *d)
 			json_object_array_add(wps, json_object_new_string(f->wprobe.name));
 	}
 	for (i = 0; i < d->n_errors; i++)
-		if (!find(d->cur, d->n_cur, d->errors[i].kind, d->errors[i].name))
+		if (!kw_file_find(d->cur, d->n_cur, d->errors[i].kind, d->errors[i].name))
 			json_object_array_add(files, file_status(&d->errors[i], "error",
 								 &d->errors[i]));
 	for (i = 0; i < d->n_fuzz; i++) {
