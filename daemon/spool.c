@@ -102,20 +102,37 @@ static int is_regular(int dirfd, const char *name)
 	return S_ISREG(st.st_mode);
 }
 
+/*
+ * A fresh directory stream over state directory @st (its own fd, so that
+ * the spool's fd keeps its offset).  NULL with *err set on failure.
+ */
+static DIR *spool_opendir(struct spool *s, enum spool_state st, int *err)
+{
+	DIR *d;
+	int fd;
+
+	fd = openat(s->fd[st], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		*err = neg_errno();
+		return NULL;
+	}
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		*err = -ENOMEM;
+	}
+	return d;
+}
+
 int spool_recover(struct spool *s, void (*cb)(const struct spool_result *, void *), void *ud)
 {
 	struct dirent *de;
 	DIR *d;
-	int fd, r = 0;
+	int err, r = 0;
 
-	fd = openat(s->fd[SPOOL_INFLIGHT], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return neg_errno();
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
+	d = spool_opendir(s, SPOOL_INFLIGHT, &err);
+	if (!d)
+		return err;
 	while ((de = readdir(d))) {
 		struct spool_result res = { .state = SPOOL_INTERRUPTED };
 		struct stat st;
@@ -141,16 +158,11 @@ int spool_next(struct spool *s, char *name, size_t n)
 	char best[NAME_MAX + 1] = "";
 	struct dirent *de;
 	DIR *d;
-	int fd;
+	int err;
 
-	fd = openat(s->fd[SPOOL_QUEUED], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return neg_errno();
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
+	d = spool_opendir(s, SPOOL_QUEUED, &err);
+	if (!d)
+		return err;
 	while ((de = readdir(d))) {
 		if (!blob_name(de))
 			continue;
@@ -277,16 +289,11 @@ long spool_count(struct spool *s, enum spool_state st)
 	struct dirent *de;
 	long n = 0;
 	DIR *d;
-	int fd;
+	int err;
 
-	fd = openat(s->fd[st], ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return neg_errno();
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -ENOMEM;
-	}
+	d = spool_opendir(s, st, &err);
+	if (!d)
+		return err;
 	while ((de = readdir(d)))
 		if (blob_name(de) && !(st == SPOOL_REJECTED && strstr(de->d_name, ".errno")) &&
 		    (st != SPOOL_QUEUED || is_regular(s->fd[st], de->d_name) == 1))
