@@ -106,17 +106,17 @@ real_kstackwatch_body() {
 	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
 	wait_for 5 grep -qx "$line" /proc/kstackwatch || fail "not programmed: '$(cat /proc/kstackwatch)'" || return 1
 	echo "programmed: $(cat /proc/kstackwatch)"
+	rm -f $CONF/watch.d/r.conf
+	wait_for 5 sh -c '[ -z "$(cat /proc/kstackwatch)" ]' || fail "not disarmed: '$(cat /proc/kstackwatch)'" || return 1
+	echo "disarmed when the file went"
+	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
+	wait_for 5 grep -qx "$line" /proc/kstackwatch || fail "not programmed again" || return 1
 	put $CONF/watch.d r.conf '[watch]\nfunction = no_such_function_kwatch\nip_offset = 4\n'
 	wait_for 5 grep -q config_error "$EV" || fail "no config_error for a function the kernel refuses" || return 1
 	sleep 0.3
 	events_of config_error | tail -n1
 	events_of config_error | grep -q '"errno":2' || fail "the config error lacks the kernel's errno (ENOENT)" || return 1
-	expect_eq "previous watch kept" "$(cat /proc/kstackwatch)" "$line" || return 1
-	# Back to a good file, then delete it: the watch goes.
-	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
-	sleep 0.5
-	rm -f $CONF/watch.d/r.conf
-	wait_for 5 sh -c '[ -z "$(cat /proc/kstackwatch)" ]' || fail "not disarmed: '$(cat /proc/kstackwatch)'"
+	expect_eq "previous watch kept" "$(cat /proc/kstackwatch)" "$line"
 }
 
 t_real_kstackwatch() {
