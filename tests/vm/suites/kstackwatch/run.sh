@@ -113,10 +113,7 @@ t_trace_event() {
 }
 
 t_no_splat() {
-	local bad
-	# Catch reports carry stack dumps; any warning, BUG or stall is a splat.
-	bad=$(dmesg | tail -n +$((SUITE_START + 1)) | grep -E 'WARNING:|BUG:|lockdep|INFO: rcu|self-detected stall|general protection fault|Oops' || true)
-	[ -z "$bad" ] || { echo "$bad"; fail "kernel splat during the suite"; }
+	expect_no_splat
 }
 
 ktap_main

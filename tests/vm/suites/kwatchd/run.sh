@@ -101,22 +101,44 @@ t_malformed_file_keeps_previous_watch() {
 # a line the kernel refuses becomes a config error with the kernel's errno
 # while the previous watch stays.  The watched function is not called: the
 # arm/disarm path itself is tested by the kstackwatch suite.
+# /proc/kstackwatch has one opener at a time: while the daemon writes it,
+# a read fails with EBUSY.  Read until a read succeeds (2 s at most).
+ksw_now() {
+	local i
+	for i in $(seq 20); do
+		cat /proc/kstackwatch 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+ksw_is() { local v; v=$(ksw_now) && [ "$v" = "$1" ]; }
+
 real_kstackwatch_body() {
 	local line=$1 fn=${1%%+*} off=${1#*+}
 	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
-	wait_for 5 grep -qx "$line" /proc/kstackwatch || fail "not programmed: '$(cat /proc/kstackwatch)'" || return 1
-	echo "programmed: $(cat /proc/kstackwatch)"
+	wait_for 5 ksw_is "$line" || fail "not programmed: '$(ksw_now)'" || return 1
+	echo "programmed: $(ksw_now)"
 	rm -f $CONF/watch.d/r.conf
-	wait_for 5 sh -c '[ -z "$(cat /proc/kstackwatch)" ]' || fail "not disarmed: '$(cat /proc/kstackwatch)'" || return 1
+	wait_for 5 ksw_is "" || fail "not disarmed: '$(ksw_now)'" || return 1
 	echo "disarmed when the file went"
 	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
-	wait_for 5 grep -qx "$line" /proc/kstackwatch || fail "not programmed again" || return 1
+	wait_for 5 ksw_is "$line" || fail "not programmed again" || return 1
+	# A reader holds the file (the kernel allows one opener) while the
+	# file goes: the daemon waits its turn, and the disarm still happens.
+	exec 3</proc/kstackwatch
+	rm -f $CONF/watch.d/r.conf
+	sleep 0.5
+	exec 3<&-
+	wait_for 5 ksw_is "" || fail "not disarmed after a reader held the file: '$(ksw_now)'" || return 1
+	echo "disarmed after a reader held /proc/kstackwatch for 0.5 s"
+	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
+	wait_for 5 ksw_is "$line" || fail "not programmed a third time" || return 1
 	put $CONF/watch.d r.conf '[watch]\nfunction = no_such_function_kwatch\nip_offset = 4\n'
 	wait_for 5 grep -q config_error "$EV" || fail "no config_error for a function the kernel refuses" || return 1
 	sleep 0.3
 	events_of config_error | tail -n1
 	events_of config_error | grep -q '"errno":2' || fail "the config error lacks the kernel's errno (ENOENT)" || return 1
-	expect_eq "previous watch kept" "$(cat /proc/kstackwatch)" "$line"
+	expect_eq "previous watch kept" "$(ksw_now)" "$line"
 }
 
 t_real_kstackwatch() {
