@@ -28,13 +28,14 @@ GUEST_TARGETS :=
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
-	vm run bench clean
+	debug-test vm run bench clean
 
 help:
 	@echo "make test            everything: host checks, then the VM suites (SUITE=name[,name] picks suites)"
 	@echo "make check           host only: cmocka unit tests, checkpatch --strict over kernel-series/"
 	@echo "make run             boot the guest and show what the platform offers"
 	@echo "make bench           run the measuring VM suites; figures also in build/bench-report.txt"
+	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
 	@echo "make vm              boot the guest with a root shell on the console (Ctrl-a x quits)"
 	@echo "make kernel          apply kernel-series/ and build the test kernel"
 	@echo "make kernel-tree     make $(KSRC) an editable git tree with the series applied"
@@ -101,6 +102,12 @@ check: kernel-tree host $(UNIT_TESTS)
 
 vm-test: image
 	@scripts/vm.sh test $(SUITE)
+
+# The KStackWatch suites on the debug kernel (lockdep, atomic-sleep checks):
+# its own build and image directories; the first build is a full one.
+DEBUG_SUITE ?= kstackwatch,kstackwatch_stress
+debug-test:
+	@$(MAKE) --no-print-directory vm-test KWATCH_FLAVOR=debug SUITE=$(DEBUG_SUITE)
 
 test: kernel-tree host $(UNIT_TESTS)
 	@$(MAKE) --no-print-directory image

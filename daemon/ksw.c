@@ -1,10 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ksw.h"
 #include "util.h"
+
+/* The file has one opener at a time: a reader (cat, a collector) holding
+ * it makes our open fail with EBUSY.  Such holds are short; wait them out
+ * for up to KSW_BUSY_TRIES * KSW_BUSY_WAIT_NS rather than report a failed
+ * arm or, worse, believe a disarm that never happened. */
+#define KSW_BUSY_TRIES		200
+#define KSW_BUSY_WAIT_NS	10000000L	/* 10 ms: 2 s in all */
+
+static void ksw_busy_wait(void)
+{
+	struct timespec ts = { .tv_nsec = KSW_BUSY_WAIT_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Read into *ret if ret is set, else write buf; EBUSY is waited out. */
+static int ksw_io(const char *path, const char *buf, size_t len, char **ret)
+{
+	int i, r;
+
+	for (i = 0;; i++) {
+		r = ret ? kw_read_file(path, 4096, ret, NULL) : kw_write_once(path, buf, len);
+		if (r != -EBUSY || i + 1 == KSW_BUSY_TRIES)
+			return r;
+		ksw_busy_wait();
+	}
+}
 
 bool ksw_present(const char *path)
 {
@@ -21,12 +50,12 @@ int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n)
 	if (len < 0)
 		return len;
 	snprintf(buf, sizeof(buf), "%s\n", line);
-	r = kw_write_once(path, buf, strlen(buf));
+	r = ksw_io(path, buf, strlen(buf), NULL);
 	if (r < 0)
 		return r;
 	/* Read back: a kernel that shows its config must show ours.  A file
 	 * that cannot be read (write-only) or reads empty is not checked. */
-	if (kw_read_file(path, 4096, &back, NULL) < 0)
+	if (ksw_io(path, NULL, 0, &back) < 0)
 		return 0;
 	back[strcspn(back, "\n")] = '\0';
 	if (back[0] && !strstr(back, line))
@@ -36,5 +65,5 @@ int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n)
 
 int ksw_disarm(const char *path)
 {
-	return kw_write_once(path, "\n", 1);
+	return ksw_io(path, "\n", 1, NULL);
 }

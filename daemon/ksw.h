@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* KStackWatch v4 control: one line to /proc/kstackwatch arms the one
- * watch, an empty line disarms it.  Opened, written and closed per apply
- * (the file allows a single opener). */
+ * watch, an empty line disarms it.  Opened, written and closed per apply;
+ * the file allows a single opener, so EBUSY is waited out (up to 2 s). */
 #ifndef KW_KSW_H
 #define KW_KSW_H
 

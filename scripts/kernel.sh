@@ -9,10 +9,10 @@ KW_STEP=kernel
 CONFIG_STAMP=$KBUILD/.kwatch-config
 
 config_inputs() {
-	{ cat "$KCONFIG_FRAGMENT"; series_hash; } | sha256sum | cut -c1-16
+	{ cat "${KCONFIG_FRAGMENTS[@]}"; series_hash; } | sha256sum | cut -c1-16
 }
 
-# Every CONFIG_X=v line of the fragment must be in the final .config, and
+# Every CONFIG_X=v line of the fragments must be in the final .config, and
 # every "# CONFIG_X is not set" must not be enabled there.
 verify_config() {
 	local bad=0 line sym
@@ -33,8 +33,8 @@ verify_config() {
 			fi
 			;;
 		esac
-	done <"$KCONFIG_FRAGMENT"
-	[ $bad -eq 0 ] || die "kernel-series/kwatch.config does not survive Kconfig (missing dependencies?)"
+	done < <(cat "${KCONFIG_FRAGMENTS[@]}")
+	[ $bad -eq 0 ] || die "${KCONFIG_FRAGMENTS[*]##*/} do not survive Kconfig (missing dependencies?)"
 }
 
 cmd_config() {
@@ -44,10 +44,10 @@ cmd_config() {
 	if [ -f "$KBUILD/.config" ] && [ "$(cat "$CONFIG_STAMP" 2>/dev/null)" = "$want" ]; then
 		return 0
 	fi
-	say "generating .config: allnoconfig + kernel-series/kwatch.config"
+	say "generating .config: allnoconfig + ${KCONFIG_FRAGMENTS[*]##*/}"
 	"${KMAKE[@]}" -s allnoconfig >/dev/null
 	"$KSRC/scripts/kconfig/merge_config.sh" -m -O "$KBUILD" "$KBUILD/.config" \
-		"$KCONFIG_FRAGMENT" >"$KBUILD/.kwatch-merge.log" 2>&1 ||
+		"${KCONFIG_FRAGMENTS[@]}" >"$KBUILD/.kwatch-merge.log" 2>&1 ||
 		die "merge_config.sh failed: $KBUILD/.kwatch-merge.log"
 	"${KMAKE[@]}" -s olddefconfig >>"$KBUILD/.kwatch-merge.log" 2>&1
 	verify_config

@@ -8,11 +8,21 @@ KWATCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KWATCH_CACHE=${KWATCH_CACHE:-/var/cache/kwatch}
 KWATCH_JOBS=${KWATCH_JOBS:-$(($(nproc) + 1))}
 
+# KWATCH_FLAVOR=debug builds and boots the debug kernel (the fragment
+# kernel-series/kwatch-debug.config on top: lockdep and friends) in build
+# and image directories of its own, so the two never rebuild each other.
+KWATCH_FLAVOR=${KWATCH_FLAVOR:-}
+case $KWATCH_FLAVOR in
+'' | debug) ;;
+*) printf 'error: KWATCH_FLAVOR=%s: only "debug" or empty\n' "$KWATCH_FLAVOR" >&2; exit 1 ;;
+esac
+_kw_sfx=${KWATCH_FLAVOR:+-$KWATCH_FLAVOR}
+
 KSRC=$KWATCH_CACHE/src/linux		# git tree: pristine base + kernel-series
-KBUILD=$KWATCH_CACHE/build/linux	# out-of-tree kernel build (O=)
-KMODBUILD=$KWATCH_CACHE/build/modules	# out-of-tree test modules
+KBUILD=$KWATCH_CACHE/build/linux$_kw_sfx	# out-of-tree kernel build (O=)
+KMODBUILD=$KWATCH_CACHE/build/modules$_kw_sfx	# out-of-tree test modules
 ROOTFS_DIR=$KWATCH_CACHE/rootfs		# cached Debian rootfs tarballs
-IMAGE_DIR=$KWATCH_CACHE/image		# guest disk image and its staging tree
+IMAGE_DIR=$KWATCH_CACHE/image$_kw_sfx	# guest disk image and its staging tree
 RUNS_DIR=$KWATCH_CACHE/runs		# one directory per VM run: console log, KTAP
 export CCACHE_DIR=${CCACHE_DIR:-$KWATCH_CACHE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
@@ -20,6 +30,8 @@ export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 SERIES_DIR=$KWATCH_TOP/kernel-series
 KCONFIG_FRAGMENT=$SERIES_DIR/kwatch.config
+KCONFIG_FRAGMENTS=("$KCONFIG_FRAGMENT")
+[ -z "$KWATCH_FLAVOR" ] || KCONFIG_FRAGMENTS+=("$SERIES_DIR/kwatch-$KWATCH_FLAVOR.config")
 KMAKE=(make -C "$KSRC" O="$KBUILD" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
 
 _kw_t0=${_kw_t0:-$(date +%s)}

@@ -27,6 +27,7 @@ t_no_false_report_after_return() {
 t_bench() {
 	local n=3000 base probes armed i0 a0 d0 i1 a1 d1
 	bench() { mark; echo "bench $n" >$KT; since_mark | sed -n 's/.* \([0-9]*\) ns\/call/\1/p' | tail -n1; }
+	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / (b ? b : 1) }'; }
 	echo >$KSW
 	base=$(bench)
 	# Probes on, never armed: a depth that is never reached.
@@ -39,7 +40,7 @@ t_bench() {
 	echo >$KSW
 	[ -n "$base" ] && [ -n "$probes" ] && [ -n "$armed" ] || fail "bench gave no figures" || return 1
 	echo "kstackwatch-bench: unwatched ${base} ns/call, probes only ${probes} ns/call, armed+disarmed each call ${armed} ns/call (TCG)"
-	echo "kstackwatch-bench: ratio armed/unwatched $(awk -v a="$armed" -v b="$base" 'BEGIN { printf "%.1f", a / (b ? b : 1) }'), probes/unwatched $(awk -v a="$probes" -v b="$base" 'BEGIN { printf "%.1f", a / (b ? b : 1) }')"
+	echo "kstackwatch-bench: ratio armed/unwatched $(ratio "$armed" "$base"), probes/unwatched $(ratio "$probes" "$base"), armed/probes $(ratio "$armed" "$probes") (upstream on hardware: about 83, 23.4 us toggled vs 283 ns probes only, entry+exit)"
 	echo "kstackwatch-bench: $((i1 - i0)) IPIs for $((a1 - a0)) arms + $((d1 - d0)) disarms = $(awk -v i=$((i1 - i0)) -v o=$((a1 - a0 + d1 - d0)) 'BEGIN { printf "%.2f", i / (o ? o : 1) }') IPIs per re-point on $(nproc) CPUs"
 }
 
