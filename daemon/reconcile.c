@@ -111,12 +111,15 @@ static int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_
 		return 0;
 	if (!d->wprobe_ok)
 		return -EOPNOTSUPP;
+	/* The wprobe is enabled in our instance: it must exist first. */
+	r = pipe_open(d);
+	if (r < 0)
+		return r;
 	r = wprobe_create(d->set.tracefs, d->set.instance, &f->wprobe, reason, n);
 	if (r < 0)
 		return r;
 	kw_wprobe_line(&f->wprobe, KW_WPROBE_GROUP, line, sizeof(line));
 	obj_event(d, "wprobe_created", f, "definition", line);
-	pipe_open(d);
 	return 0;
 }
 

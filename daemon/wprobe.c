@@ -44,19 +44,32 @@ static int append(const char *path, const char *line)
 	return 0;
 }
 
+/* The last "error:" line of tracefs error_log, or "" if there is none. */
 static void last_error(const char *tracefs, char *reason, size_t n)
 {
 	_cleanup_free_ char *log = NULL;
 	char path[PATH_MAX], *last = NULL, *p;
 
+	if (!reason || !n)
+		return;
+	reason[0] = '\0';
 	snprintf(path, sizeof(path), "%s/error_log", tracefs);
-	if (!reason || kw_read_file(path, 65536, &log, NULL) < 0)
+	if (kw_read_file(path, 65536, &log, NULL) < 0)
 		return;
 	for (p = strtok(log, "\n"); p; p = strtok(NULL, "\n"))
 		if (strstr(p, "error:"))
 			last = p;
 	if (last)
 		snprintf(reason, n, "%s", last);
+}
+
+/* The kernel's reason for a failure, if error_log gained one since @before
+ * was taken: an older entry is about something else. */
+static void new_error(const char *tracefs, const char *before, char *reason, size_t n)
+{
+	last_error(tracefs, reason, n);
+	if (reason && n && strcmp(reason, before) == 0)
+		reason[0] = '\0';
 }
 
 static int trigger(const char *tracefs, const char *instance, const struct kw_trigger *t,
@@ -88,7 +101,7 @@ static int enable(const char *tracefs, const char *instance, const char *sys,
 int wprobe_create(const char *tracefs, const char *instance, const struct kw_wprobe *p,
 		  char *reason, size_t n)
 {
-	char path[PATH_MAX], line[512];
+	char path[PATH_MAX], line[512], before[256];
 	unsigned int i, done = 0;
 	int r;
 
@@ -96,30 +109,29 @@ int wprobe_create(const char *tracefs, const char *instance, const struct kw_wpr
 	if (r < 0)
 		return r;
 	strcat(line, "\n");
+	last_error(tracefs, before, sizeof(before));
 	snprintf(path, sizeof(path), "%s/dynamic_events", tracefs);
 	r = append(path, line);
 	if (r < 0) {
-		last_error(tracefs, reason, n);
+		new_error(tracefs, before, reason, n);
 		return r;
 	}
-	/* Triggers attach while the wprobe is disabled; they then drive it,
-	 * so the triggering events are enabled instead of the wprobe. */
+	/* Triggers attach to the triggering events in our instance; a trigger
+	 * runs on an event that is not enabled too (the kernel soft-enables
+	 * it), so only the wprobe itself is enabled, and only its hits reach
+	 * the instance's buffer. */
 	for (i = 0; i < p->n_trig; i++, done++) {
 		r = trigger(tracefs, instance, &p->trig[i], p->name, false);
 		if (r < 0)
 			goto fail;
-		r = enable(tracefs, instance, p->trig[i].system, p->trig[i].event, true);
-		if (r < 0)
-			goto fail;
 	}
-	if (!p->n_trig) {
-		r = enable(tracefs, instance, KW_WPROBE_GROUP, p->name, true);
-		if (r < 0)
-			goto fail;
-	}
+	r = enable(tracefs, instance, KW_WPROBE_GROUP, p->name, true);
+	if (r < 0)
+		goto fail;
 	return 0;
 fail:
-	last_error(tracefs, reason, n);
+	new_error(tracefs, before, reason, n);
+	enable(tracefs, instance, KW_WPROBE_GROUP, p->name, false);
 	while (done--)
 		trigger(tracefs, instance, &p->trig[done], p->name, true);
 	snprintf(line, sizeof(line), "-:%s/%s\n", KW_WPROBE_GROUP, p->name);

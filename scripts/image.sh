@@ -16,6 +16,8 @@ overlay_inputs() {
 	echo "$KMODBUILD/ko opt/kwatch/modules"
 	echo "$KWATCH_TOP/tests/vm/guest opt/kwatch/tests/guest"
 	echo "$KWATCH_TOP/tests/vm/suites opt/kwatch/tests/suites"
+	# The kernel's ftrace selftests (ftracetest), for the wprobes suite.
+	echo "$KSRC/tools/testing/selftests/ftrace opt/kwatch/ftrace"
 	[ -d "$KWATCH_TOP/build/guest" ] && echo "$KWATCH_TOP/build/guest/. ."
 	return 0
 }

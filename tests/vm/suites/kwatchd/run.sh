@@ -2,13 +2,13 @@
 # Suite "kwatchd": the daemon as a systemd service in the guest.
 #
 # What is real and what is a stand-in: systemd, the service, the socket,
-# inotify, reload/restart and the event stream are real.  This kernel has
-# no /proc/kstackwatch, no wprobes and no KFuzzTest yet, so the tests that
-# exercise the watch and the spool point kwatchd's [kernel] paths at
-# stand-ins under /var/lib/kwatchd/test: a plain file for /proc/kstackwatch
-# (its content is what the daemon wrote) and a FIFO for the KFuzzTest
-# input (a reader records each write).  The tests that need the real
-# interfaces check for them and skip with a reason.
+# inotify, reload/restart and the event stream are real, and so are
+# /proc/kstackwatch (t_real_kstackwatch) and wprobes (t_wprobe_hits_on_socket).
+# The kernel has no KFuzzTest yet, and most watch tests need a file whose
+# content shows what the daemon wrote, so those point kwatchd's [kernel]
+# paths at stand-ins under /var/lib/kwatchd/test: a plain file for
+# /proc/kstackwatch and a FIFO for the KFuzzTest input (a reader records
+# each write).  The tests that need a real interface skip without it.
 . /opt/kwatch/tests/guest/ktap.sh
 
 CONF=/etc/kwatchd
@@ -160,10 +160,29 @@ t_real_kstackwatch() {
 	return $rc
 }
 
+# A wprobe file: the daemon creates the real wprobe in tracefs, enables it
+# in its instance, and each write to the watched variable of the wprobes
+# test module becomes a wprobe_hit event naming the writing function.
 t_wprobe_hits_on_socket() {
+	local de=/sys/kernel/tracing/dynamic_events var=/sys/kernel/debug/kwatch_wprobe/var i
 	grep -q 'w\[:' /sys/kernel/tracing/README 2>/dev/null ||
-		{ skip "no w: dynamic events in the tracefs README: wprobes are not in this kernel yet"; return; }
-	fail "wprobes present: write the real-interface test"
+		{ skip "no w: dynamic events in the tracefs README: wprobes are not in this kernel"; return; }
+	[ -e $var ] || insmod /opt/kwatch/modules/kwatch_wprobe_target.ko || fail "insmod kwatch_wprobe_target.ko" || return 1
+	follow_start
+	put $CONF/wprobe.d kwv.conf '[wprobe]\nname = kwv\naccess = w\nsymbol = kwt_var\nlength = 8\nfetch = value=$value:u64\n'
+	wait_for 5 grep -q '^w:kwatchd/kwv w@kwt_var:8' $de ||
+		{ follow_stop; fail "wprobe not created: $(cat $de) $(events_of config_error | tail -n1)"; return 1; }
+	grep kwatchd/kwv $de
+	for i in 1 2 3; do echo "write $((100 + i))" >$var; done
+	wait_for 5 sh -c "[ \$(grep -c '\"type\":\"wprobe_hit\"' $EV) -ge 3 ]"
+	sleep 0.3
+	follow_stop
+	events_of wprobe_hit
+	expect_eq "wprobe_hit events" "$(events_of wprobe_hit | wc -l)" 3 || return 1
+	expect_eq "hits naming kwt_write_var" "$(events_of wprobe_hit | grep '"event":"kwv"' | grep -c 'kwt_write_var+0x')" 3 || return 1
+	events_of wprobe_hit | grep -q '"args":"value=103"' || fail "the last hit lacks value=103" || return 1
+	rm -f $CONF/wprobe.d/kwv.conf
+	wait_for 5 sh -c "! grep -q kwatchd/kwv $de" || fail "wprobe not removed with its file"
 }
 
 t_spool_replays_each_blob_once() {

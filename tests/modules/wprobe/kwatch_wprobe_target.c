@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwatch_wprobe_target: variables and a heap object for the "wprobes" VM
+ * suite to watch, each touched by a function of its own so that a hit
+ * names who did it.
+ *
+ *   /sys/kernel/debug/kwatch_wprobe/var
+ *	write "write N": kwt_write_var() stores N to kwt_var;
+ *	write "read": kwt_read_var() loads kwt_var;
+ *	write "burst N": kwt_burst_var() stores N distinct values;
+ *	read: "VALUE BURST_NS", kwt_var and how long the last burst took.
+ *
+ *   /sys/kernel/debug/kwatch_wprobe/obj
+ *	write "alloc": kwt_obj_alloc() kmallocs a 424-byte object;
+ *	write "write N": kwt_obj_write() stores N at offset 8 of it;
+ *	write "free": kwt_obj_free() kfrees it;
+ *	read: "obj=ADDR", the object's address (0 when there is none).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/debugfs.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#define KWT_OBJ_SIZE	424
+#define KWT_MAX_BURST	1000000
+
+struct kwt_obj {
+	u64 head;
+	u64 field;	/* offset 8: what the suite watches */
+	u8 rest[KWT_OBJ_SIZE - 16];
+};
+
+static struct dentry *kwt_dir;
+static DEFINE_MUTEX(kwt_lock);
+
+static u64 kwt_var;
+static u64 kwt_burst_ns;
+static struct kwt_obj *kwt_obj;
+
+static noinline void kwt_write_var(u64 v)
+{
+	WRITE_ONCE(kwt_var, v);
+}
+
+static noinline u64 kwt_read_var(void)
+{
+	return READ_ONCE(kwt_var);
+}
+
+static noinline void kwt_burst_var(unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 1; i <= n; i++)
+		WRITE_ONCE(kwt_var, i);
+}
+
+static noinline struct kwt_obj *kwt_obj_alloc(void)
+{
+	struct kwt_obj *o = kzalloc(sizeof(*o), GFP_KERNEL);
+
+	barrier();	/* no tail call: kmalloc's call site stays in here */
+	return o;
+}
+
+static noinline void kwt_obj_write(struct kwt_obj *o, u64 v)
+{
+	WRITE_ONCE(o->field, v);
+}
+
+static noinline void kwt_obj_free(struct kwt_obj *o)
+{
+	kfree(o);
+	barrier();	/* no tail call: kfree's call site stays in here */
+}
+
+static ssize_t kwt_var_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	char buf[32];
+	u64 v, t0;
+	int ret = 0;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	strim(buf);
+
+	mutex_lock(&kwt_lock);
+	if (!strcmp(buf, "read")) {
+		kwt_read_var();
+	} else if (sscanf(buf, "write %llu", &v) == 1) {
+		kwt_write_var(v);
+	} else if (sscanf(buf, "burst %llu", &v) == 1 && v <= KWT_MAX_BURST) {
+		t0 = ktime_get_ns();
+		kwt_burst_var(v);
+		kwt_burst_ns = ktime_get_ns() - t0;
+	} else {
+		ret = -EINVAL;
+	}
+	mutex_unlock(&kwt_lock);
+	return ret ? ret : count;
+}
+
+static ssize_t kwt_var_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char buf[48];
+	int len;
+
+	mutex_lock(&kwt_lock);
+	len = scnprintf(buf, sizeof(buf), "%llu %llu\n", kwt_read_var(),
+			kwt_burst_ns);
+	mutex_unlock(&kwt_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations kwt_var_fops = {
+	.write = kwt_var_write,
+	.read = kwt_var_read,
+};
+
+static ssize_t kwt_obj_write_op(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	char buf[32];
+	u64 v;
+	int ret = 0;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	strim(buf);
+
+	mutex_lock(&kwt_lock);
+	if (!strcmp(buf, "alloc")) {
+		if (kwt_obj)
+			ret = -EBUSY;
+		else
+			kwt_obj = kwt_obj_alloc();
+		if (!ret && !kwt_obj)
+			ret = -ENOMEM;
+	} else if (!strcmp(buf, "free")) {
+		kwt_obj_free(kwt_obj);
+		kwt_obj = NULL;
+	} else if (sscanf(buf, "write %llu", &v) == 1) {
+		if (kwt_obj)
+			kwt_obj_write(kwt_obj, v);
+		else
+			ret = -ENOENT;
+	} else {
+		ret = -EINVAL;
+	}
+	mutex_unlock(&kwt_lock);
+	return ret ? ret : count;
+}
+
+static ssize_t kwt_obj_read(struct file *file, char __user *ubuf,
+			    size_t count, loff_t *ppos)
+{
+	char buf[32];
+	int len;
+
+	mutex_lock(&kwt_lock);
+	len = scnprintf(buf, sizeof(buf), "obj=0x%lx\n", (unsigned long)kwt_obj);
+	mutex_unlock(&kwt_lock);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static const struct file_operations kwt_obj_fops = {
+	.write = kwt_obj_write_op,
+	.read = kwt_obj_read,
+};
+
+static int __init kwt_init(void)
+{
+	kwt_dir = debugfs_create_dir("kwatch_wprobe", NULL);
+	debugfs_create_file("var", 0600, kwt_dir, NULL, &kwt_var_fops);
+	debugfs_create_file("obj", 0600, kwt_dir, NULL, &kwt_obj_fops);
+	return 0;
+}
+
+static void __exit kwt_exit(void)
+{
+	debugfs_remove_recursive(kwt_dir);
+	kfree(kwt_obj);
+}
+
+module_init(kwt_init);
+module_exit(kwt_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Targets for the kwatch wprobes suite");
