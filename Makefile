@@ -25,6 +25,7 @@ KSRC := $(KWATCH_CACHE)/src/linux
 UNIT_TESTS :=
 GUEST_TARGETS :=
 -include daemon/daemon.mk
+-include tests/vm/tools/tools.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \

@@ -50,6 +50,8 @@ t_ftracetest() {
 t_jiffies_increasing() {
 	local n1 n2 vals
 	reset_tracing
+	# Order the hits of both CPUs by one clock ("local" is per CPU).
+	echo global >$T/trace_clock
 	echo 'w:my_jiffies w@jiffies:8 value=+0($addr)' >>$DE || fail "cannot create my_jiffies" || return 1
 	grep -qx 'w:wprobes/my_jiffies w@jiffies:8 value=+0($addr)' $DE || fail "dynamic_events shows: $(cat $DE)" || return 1
 	echo 1 >$T/events/wprobes/my_jiffies/enable
@@ -72,6 +74,7 @@ t_jiffies_increasing() {
 	n2=$(hits my_jiffies | wc -l)
 	expect_eq "hits after disable" "$n2" "$n1" || return 1
 	echo '-:my_jiffies' >>$DE || fail "cannot remove my_jiffies"
+	echo local >$T/trace_clock
 }
 
 # r, w and rw wprobes on the module's variable, one at a time: each fires
@@ -178,6 +181,21 @@ t_out_of_debug_registers() {
 	[ $made -ge 1 ] && [ $made -lt 5 ] || fail "$made of 5 created" || return 1
 	grep -c '^w:wprobes/full' $DE | grep -qx $made || fail "dynamic_events lists a failed wprobe" || return 1
 	echo >$DE
+}
+
+# The wprobe event from perf and BPF: a per-CPU counting perf event on its
+# tracepoint id counts each hit, and a BPF kprobe-type program attached to
+# it runs on each hit (one that returns 0 drops them all).
+t_perf_and_bpf() {
+	local out
+	load_target || return 1
+	reset_tracing
+	echo 'w:kw_perf w@kwt_var:8' >>$DE || fail "cannot create kw_perf" || return 1
+	out=$(/opt/kwatch/bin/wprobe-perf kw_perf $VAR 500 2>&1)
+	local rc=$?
+	echo "$out"
+	echo '-:kw_perf' >>$DE
+	[ $rc -eq 0 ] || fail "perf/BPF on a wprobe event"
 }
 
 # Cost of a write to a watched variable vs unwatched, and hits recorded vs
