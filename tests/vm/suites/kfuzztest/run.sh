@@ -1,0 +1,182 @@
+#!/bin/bash
+# Suite "kfuzztest": KFuzzTest targets in the booted guest, fed inputs in
+# the v0 binary format built here by kft_blob (below): the sample targets'
+# bugs reported by KASAN in the right function, every malformed input
+# refused with EINVAL and no report, a failed constraint visible in the
+# kfuzztest_done trace event, and runs per second through debugfs.
+. /opt/kwatch/tests/guest/ktap.sh
+
+KFT=/sys/kernel/debug/kfuzztest
+T=/sys/kernel/tracing
+W=/tmp/kft
+mkdir -p $W
+
+le32() { printf '%08x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/'; }
+le64() { printf '%016x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\8\7\6\5\4\3\2\1/'; }
+zeros() { printf '%*s' $(($1 * 2)) '' | tr ' ' 0; }
+hex2bin() { printf "$(echo "$1" | sed 's/../\\x&/g')" >"$2"; }
+
+# kft_blob OUT "OFF:SIZE ..." "RID:ROFF:VAL ..." PAYLOAD_HEX [PADDING] [MAGIC] [VERSION]
+# Writes a v0 input to OUT.  Without PADDING, the padding is the least
+# (at least 8) that puts the payload on an 8-byte boundary.
+kft_blob() {
+	local out=$1 regs=($2) rels=($3) payload=$4 pad=${5:-} magic=${6:-0xbface} ver=${7:-0}
+	local h r hdr_len
+	h=$(le32 $magic)$(le32 $ver)$(le32 ${#regs[@]})
+	for r in "${regs[@]}"; do h=$h$(le32 ${r%%:*})$(le32 ${r#*:}); done
+	h=$h$(le32 ${#rels[@]})
+	hdr_len=$(((${#h} / 2) + 4 + 12 * ${#rels[@]}))
+	if [ -z "$pad" ]; then
+		pad=8
+		while [ $(((hdr_len + pad) % 8)) -ne 0 ]; do pad=$((pad + 1)); done
+	fi
+	h=$h$(le32 $pad)
+	for r in "${rels[@]}"; do
+		IFS=: read -r a b c <<<"$r"
+		h=$h$(le32 $a)$(le32 $b)$(le32 $c)
+	done
+	hex2bin "$h$(zeros $pad)$payload" "$out"
+}
+
+# Write input file $2 to target $1 in one write; prints the error, if any.
+feed() { dd if="$2" of=$KFT/$1/input bs=1048576 2>&1 >/dev/null | grep -v 'records\|copied'; }
+
+mark() { MARK=$(dmesg | wc -l); }
+since_mark() { dmesg | tail -n +$((MARK + 1)); }
+kasan_reports() { since_mark | grep -c 'BUG: KASAN' || true; }
+
+# The sample inputs.  nested_buffers: { a, a_len, b, b_len } with a and b
+# 16-byte regions; some_buffer: { buf, buflen } with a 16-byte region.
+NESTED_REGS="0:32 40:16 64:16"
+NESTED_PAYLOAD=$(le64 0)$(le64 16)$(le64 0)$(le64 16)$(zeros 8)$(printf 'aa%.0s' $(seq 16))$(zeros 8)$(printf 'bb%.0s' $(seq 16))$(zeros 8)
+UNDER_REGS="0:16 24:16"
+UNDER_PAYLOAD=$(le64 0)$(le64 16)$(zeros 8)$(printf 'cc%.0s' $(seq 16))$(zeros 8)
+trivial_payload() { echo "$(le64 "$1")$(le64 7)$(zeros 8)"; }
+
+t_targets_listed() {
+	local t
+	[ -d $KFT ] || fail "$KFT missing: no KFuzzTest in this kernel" || return 1
+	ls $KFT
+	for t in test_overflow_on_nested_buffer test_underflow_on_buffer test_trivial; do
+		[ -e $KFT/$t/input ] || fail "target $t has no input file" || return 1
+		expect_eq "$t/input mode" "$(stat -c %a $KFT/$t/input)" 200 || return 1
+	done
+	expect_eq "minalign" "$(cat $KFT/_config/minalign)" 8
+}
+
+# The parser's KUnit suite ran at boot: nest its KTAP.
+t_parser_kunit() {
+	local res=/sys/kernel/debug/kunit/kfuzztest_parse/results
+	[ -r $res ] || fail "$res missing" || return 1
+	sed 's/^/KTAP:/' $res
+	grep -q '^ok 1 kfuzztest_parse' $res || fail "KUnit suite kfuzztest_parse failed"
+}
+
+t_overflow_on_nested_buffer() {
+	local err log
+	kft_blob $W/nested "$NESTED_REGS" "0:0:1 0:16:2" "$NESTED_PAYLOAD"
+	mark
+	err=$(feed test_overflow_on_nested_buffer $W/nested)
+	[ -z "$err" ] || fail "write refused: $err" || return 1
+	log=$(since_mark)
+	echo "$log" | grep -A2 'BUG: KASAN' | head -3
+	expect_eq "KASAN reports" "$(kasan_reports)" 1 || return 1
+	echo "$log" | grep -q 'BUG: KASAN: slab-out-of-bounds in overflow_on_nested_buffer' ||
+		fail "not a slab-out-of-bounds in overflow_on_nested_buffer" || return 1
+	echo "$log" | grep -q 'Read of size 1' || fail "not a 1-byte read"
+}
+
+t_underflow_on_buffer() {
+	local err log
+	kft_blob $W/under "$UNDER_REGS" "0:0:1" "$UNDER_PAYLOAD"
+	mark
+	err=$(feed test_underflow_on_buffer $W/under)
+	[ -z "$err" ] || fail "write refused: $err" || return 1
+	log=$(since_mark)
+	echo "$log" | grep -A2 'BUG: KASAN' | head -3
+	expect_eq "KASAN reports" "$(kasan_reports)" 1 || return 1
+	echo "$log" | grep -q 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer' ||
+		fail "not a slab-out-of-bounds in underflow_on_buffer"
+}
+
+# One input per rule of the format; each must get EINVAL and run nothing.
+t_malformed_inputs_einval() {
+	local name err n=0 bad=0
+	kft_blob $W/m_magic "$NESTED_REGS" "0:0:1 0:16:2" "$NESTED_PAYLOAD" "" 0xbfacf
+	kft_blob $W/m_version "$NESTED_REGS" "0:0:1 0:16:2" "$NESTED_PAYLOAD" "" 0xbface 1
+	printf '\xce\xfa\x0b\x00' >$W/m_short
+	kft_blob $W/m_no_regions "" "" "$(zeros 40)"
+	kft_blob $W/m_region0_small "0:16 24:16" "0:0:1" "$UNDER_PAYLOAD"
+	kft_blob $W/m_unaligned_region "0:32 41:16 64:16" "0:0:1 0:16:2" "$NESTED_PAYLOAD"
+	kft_blob $W/m_no_gap "0:32 32:16 64:16" "0:0:1 0:16:2" "$NESTED_PAYLOAD"
+	kft_blob $W/m_overlap "0:32 40:32 64:16" "0:0:1 0:16:2" "$NESTED_PAYLOAD"
+	kft_blob $W/m_past_end "0:32 40:16 64:24" "0:0:1 0:16:2" "$NESTED_PAYLOAD"
+	kft_blob $W/m_no_tail_pad "0:32 40:16 64:20" "0:0:1 0:16:2" "$NESTED_PAYLOAD"
+	kft_blob $W/m_small_padding "$NESTED_REGS" "0:0:1 0:16:2" "$NESTED_PAYLOAD" 4
+	kft_blob $W/m_reloc_region "$NESTED_REGS" "3:0:1" "$NESTED_PAYLOAD"
+	kft_blob $W/m_reloc_value "$NESTED_REGS" "0:0:3" "$NESTED_PAYLOAD"
+	kft_blob $W/m_reloc_unaligned "$NESTED_REGS" "0:4:1" "$NESTED_PAYLOAD"
+	kft_blob $W/m_reloc_outside "$NESTED_REGS" "0:32:1" "$NESTED_PAYLOAD"
+	kft_blob $W/m_end_unaligned "$NESTED_REGS" "0:0:1 0:16:2" "${NESTED_PAYLOAD}00"
+	kft_blob $W/m_regions_overflow "$NESTED_REGS" "" "$NESTED_PAYLOAD"
+	# num_regions = 0x20000000: 8 * n overflows nothing on 64 bits but
+	# runs far past the input.
+	hex2bin "$(le32 0xbface)$(le32 0)$(le32 0x20000000)$(zeros 40)" $W/m_regions_overflow
+	kft_blob $W/m_entries_huge "$NESTED_REGS" "" "$NESTED_PAYLOAD"
+	hex2bin "$(le32 0xbface)$(le32 0)$(le32 1)$(le32 0)$(le32 32)$(le32 0xffffffff)$(le32 8)$(zeros 48)" $W/m_entries_huge
+	head -c 70000 /dev/zero >$W/m_oversize
+	mark
+	for f in $W/m_*; do
+		name=${f##*/}
+		n=$((n + 1))
+		err=$(feed test_overflow_on_nested_buffer $f)
+		case $err in
+		*'Invalid argument'*) echo "$name: EINVAL" ;;
+		*) echo "FAIL: $name: '${err:-accepted}'"; bad=$((bad + 1)) ;;
+		esac
+	done
+	expect_eq "malformed inputs not refused with EINVAL (of $n)" $bad 0 || return 1
+	expect_eq "KASAN reports" "$(kasan_reports)" 0
+}
+
+# A failed KFUZZTEST_EXPECT_* skips the body: kfuzztest_done says result=1.
+t_constraint_skips_body() {
+	local ev=$T/events/kfuzztest ok skip null
+	[ -d $ev ] || fail "no kfuzztest trace events" || return 1
+	echo >$T/trace
+	echo 1 >$ev/enable
+	kft_blob $W/triv_ok "0:16" "" "$(trivial_payload 5)"
+	kft_blob $W/triv_skip "0:16" "" "$(trivial_payload 5000)"
+	# nested_buffers with b NULL: EXPECT_NOT_NULL(b) fails, no KASAN report.
+	kft_blob $W/nested_null "$NESTED_REGS" "0:0:1 0:16:4294967295" "$NESTED_PAYLOAD"
+	mark
+	feed test_trivial $W/triv_ok
+	feed test_trivial $W/triv_skip
+	feed test_overflow_on_nested_buffer $W/nested_null
+	echo 0 >$ev/enable
+	grep kfuzztest_ $T/trace
+	ok=$(grep -c 'kfuzztest_done: target=test_trivial size=[0-9]* duration_ns=[0-9]* result=0' $T/trace)
+	skip=$(grep -c 'kfuzztest_done: target=test_trivial size=[0-9]* duration_ns=[0-9]* result=1' $T/trace)
+	null=$(grep -c 'kfuzztest_done: target=test_overflow_on_nested_buffer .* result=1' $T/trace)
+	expect_eq "trivial runs done, skipped; nested with NULL skipped" "$ok,$skip,$null" "1,1,1" || return 1
+	expect_eq "kfuzztest_run events" "$(grep -c 'kfuzztest_run: target=' $T/trace)" 3 || return 1
+	expect_eq "KASAN reports" "$(kasan_reports)" 0
+}
+
+# Runs per second through debugfs for the trivial target: one writer, then
+# two in parallel (runs of one target are serialised).
+t_runs_per_second() {
+	local n=2000 one two a b
+	kft_blob $W/triv "0:16" "" "$(trivial_payload 5)"
+	one=$(/opt/kwatch/bin/kfuzztest-bench $KFT/test_trivial/input $W/triv $n) || fail "bench: $one" || return 1
+	echo "one writer: $one"
+	/opt/kwatch/bin/kfuzztest-bench $KFT/test_trivial/input $W/triv $n >$W/b1 &
+	a=$!
+	/opt/kwatch/bin/kfuzztest-bench $KFT/test_trivial/input $W/triv $n >$W/b2 &
+	b=$!
+	wait $a && wait $b || fail "a parallel writer failed" || return 1
+	two=$(cat $W/b1 $W/b2 | awk '{ s += $(NF - 1) } END { print s }')
+	echo "kfuzztest-bench: one writer $(echo "$one" | awk '{ print $(NF - 1) }') runs/s, two writers $two runs/s in all (TCG, 2 vCPUs)"
+}
+
+ktap_main
