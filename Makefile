@@ -26,6 +26,7 @@ UNIT_TESTS :=
 GUEST_TARGETS :=
 -include daemon/daemon.mk
 -include tests/vm/tools/tools.mk
+-include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \

@@ -9,3 +9,40 @@ $(B)/guest/opt/kwatch/bin/%: tests/vm/tools/%.c
 	$(CC) $(CFLAGS) $(WARN) -o $@ $<
 
 GUEST_TARGETS += $(GUEST_TOOLS)
+
+# kfuzztest-bridge, from the series' tools/kfuzztest-bridge in the kernel
+# tree (which exists once kernel-tree has run): rebuilt on every image.
+$(B)/guest/opt/kwatch/bin/kfuzztest-bridge: FORCE | kernel-tree
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ $(KSRC)/tools/kfuzztest-bridge/*.c
+
+GUEST_TARGETS += $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
+
+# The host test of the bridge: encodes known schemas from a known stream
+# and checks the bytes, the errors and their positions.
+$(B)/unit/kfuzztest_bridge: tests/unit/kfuzztest-bridge.sh FORCE | kernel-tree
+	@mkdir -p $(@D)/kfuzztest-bridge.d
+	$(CC) $(CFLAGS) $(WARN) $(SAN) -std=gnu11 -o $(@D)/kfuzztest-bridge.d/kfuzztest-bridge \
+		$(KSRC)/tools/kfuzztest-bridge/*.c
+	sed 's|@BRIDGE@|$(CURDIR)/$(@D)/kfuzztest-bridge.d/kfuzztest-bridge|' $< >$@
+	chmod +x $@
+
+UNIT_TESTS += $(B)/unit/kfuzztest_bridge
+
+.PHONY: FORCE
+FORCE:
+
+# kfuzztest-list: the targets, constraints and annotations recorded in a
+# built vmlinux (host tool, libelf).  The image carries its listing of the
+# kernel it boots, for the kfuzztest suite to compare with debugfs.
+KWATCH_KBUILD := $(KWATCH_CACHE)/build/linux$(if $(KWATCH_FLAVOR),-$(KWATCH_FLAVOR))
+
+$(B)/host/kfuzztest-list: tests/host/kfuzztest-list.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lelf
+
+$(B)/guest/opt/kwatch/kfuzztest-targets.txt: $(B)/host/kfuzztest-list FORCE | modules
+	@mkdir -p $(@D)
+	$< $(KWATCH_KBUILD)/vmlinux >$@.tmp && mv $@.tmp $@
+
+GUEST_TARGETS += $(B)/guest/opt/kwatch/kfuzztest-targets.txt

@@ -61,7 +61,18 @@ t_targets_listed() {
 		[ -e $KFT/$t/input ] || fail "target $t has no input file" || return 1
 		expect_eq "$t/input mode" "$(stat -c %a $KFT/$t/input)" 200 || return 1
 	done
-	expect_eq "minalign" "$(cat $KFT/_config/minalign)" 8
+	expect_eq "minalign" "$(cat $KFT/_config/minalign)" 8 || return 1
+	# The host's kfuzztest-list read the same targets from vmlinux.
+	local listed debugfs
+	[ -r /opt/kwatch/kfuzztest-targets.txt ] || fail "no kfuzztest-list output in the image" || return 1
+	grep -v '^target' /opt/kwatch/kfuzztest-targets.txt
+	listed=$(awk '$1 == "target" { print $2 }' /opt/kwatch/kfuzztest-targets.txt | sort | tr '\n' ' ')
+	debugfs=$(ls $KFT | grep -v '^_config$' | sort | tr '\n' ' ')
+	expect_eq "targets in vmlinux (kfuzztest-list) and in debugfs" "$listed" "$debugfs" || return 1
+	grep -qx 'constraint struct trivial_arg.x EXPECT_LE 1000 0' /opt/kwatch/kfuzztest-targets.txt ||
+		fail "the trivial target's constraint is not listed" || return 1
+	grep -qx 'annotation struct some_buffer.buflen LEN buf' /opt/kwatch/kfuzztest-targets.txt ||
+		fail "the underflow target's annotation is not listed"
 }
 
 # The parser's KUnit suite ran at boot: nest its KTAP.
@@ -97,6 +108,33 @@ t_underflow_on_buffer() {
 	expect_eq "KASAN reports" "$(kasan_reports)" 1 || return 1
 	echo "$log" | grep -q 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer' ||
 		fail "not a slab-out-of-bounds in underflow_on_buffer"
+}
+
+# kfuzztest-bridge with each sample's schema and /dev/urandom: the
+# sample's bug is reported by KASAN in the sample's function.  An input
+# the bridge kept in a file (-o) replays the same report.
+t_bridge_samples() {
+	local B=/opt/kwatch/bin/kfuzztest-bridge
+	[ -x $B ] || fail "kfuzztest-bridge not in the image" || return 1
+	mark
+	$B 'nested_buffers { ptr[a] len[a, u64] ptr[b] len[b, u64] }; a { arr[u8, 16] }; b { arr[u8, 40] };' \
+		test_overflow_on_nested_buffer /dev/urandom || fail "bridge run failed" || return 1
+	expect_eq "KASAN reports" "$(kasan_reports)" 1 || return 1
+	since_mark | grep -q 'BUG: KASAN: slab-out-of-bounds in overflow_on_nested_buffer' ||
+		fail "not a slab-out-of-bounds in overflow_on_nested_buffer" || return 1
+	$B -o $W/bridge_under 'some_buffer { ptr[buf] len[buf, u64] }; buf { arr[u8, 24] };' \
+		test_underflow_on_buffer /dev/urandom || fail "bridge -o failed" || return 1
+	mark
+	feed test_underflow_on_buffer $W/bridge_under
+	expect_eq "KASAN reports from the kept input" "$(kasan_reports)" 1 || return 1
+	since_mark | grep -q 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer' ||
+		fail "not a slab-out-of-bounds in underflow_on_buffer" || return 1
+	# A schema error names its place; a short stream is an error.
+	$B 'x { ptr[nope] }' test_trivial /dev/urandom 2>&1 | grep -x "schema:1:5: no region named 'nope'" ||
+		fail "no positioned schema error" || return 1
+	head -c 4 /dev/urandom >$W/short
+	$B 'trivial_arg { u64 u64 }' test_trivial $W/short 2>&1 | grep 'ended 12 bytes short' ||
+		fail "a short stream was not refused"
 }
 
 # One input per rule of the format; each must get EINVAL and run nothing.

@@ -1,0 +1,13 @@
+# libFuzzer harness of KFuzzTest's input parser: lib/kfuzztest/parse.c from
+# the kernel tree (the series applied), on the host, through the shim
+# headers in tests/fuzz/kfuzztest-shim.  Smoke-run by fuzz-smoke.sh in
+# make check; run longer by hand:
+#	build/fuzz/fuzz_kfuzztest -max_total_time=600 tests/fuzz/corpus/kfuzztest
+# Included by the top-level Makefile.
+
+$(B)/fuzz/fuzz_kfuzztest: tests/fuzz/fuzz_kfuzztest.c $(wildcard tests/fuzz/kfuzztest-shim/linux/*.h) FORCE | kernel-tree
+	@mkdir -p $(@D)
+	clang $(FUZZ_FLAGS) -Itests/fuzz/kfuzztest-shim -I$(KSRC)/include -o $@ $< \
+		$(KSRC)/lib/kfuzztest/parse.c
+
+$(B)/unit/kwatchd/fuzz_smoke: $(B)/fuzz/fuzz_kfuzztest
