@@ -2,7 +2,8 @@
 # the kernel tree (the series applied), on the host, through the shim
 # headers in tests/fuzz/kfuzztest-shim.  Smoke-run by fuzz-smoke.sh in
 # make check; run longer by hand:
-#	build/fuzz/fuzz_kfuzztest -max_total_time=600 tests/fuzz/corpus/kfuzztest
+#	mkdir -p /tmp/c && cp tests/fuzz/corpus/kfuzztest/* /tmp/c
+#	build/fuzz/fuzz_kfuzztest -max_total_time=600 /tmp/c
 # Included by the top-level Makefile.
 
 $(B)/fuzz/fuzz_kfuzztest: tests/fuzz/fuzz_kfuzztest.c $(wildcard tests/fuzz/kfuzztest-shim/linux/*.h) FORCE | kernel-tree
