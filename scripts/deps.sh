@@ -14,6 +14,8 @@ PACKAGES=(
 	libjson-c-dev pkg-config
 	# host tests
 	libcmocka-dev systemd
+	# KFuzzTest inputs for the crypto targets
+	openssl
 	# guest
 	qemu-system-x86 qemu-utils mmdebstrap debian-archive-keyring e2fsprogs
 )

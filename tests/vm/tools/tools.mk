@@ -46,3 +46,19 @@ $(B)/guest/opt/kwatch/kfuzztest-targets.txt: $(B)/host/kfuzztest-list FORCE | mo
 	$< $(KWATCH_KBUILD)/vmlinux >$@.tmp && mv $@.tmp $@
 
 GUEST_TARGETS += $(B)/guest/opt/kwatch/kfuzztest-targets.txt
+
+# Valid inputs for the crypto targets, made once with openssl: a PKCS#1
+# RSA key pair (DER) and a PKCS#7 signed message with its certificate.
+KFT_INPUTS := $(B)/guest/opt/kwatch/kfuzztest-inputs
+$(KFT_INPUTS)/pkcs7.der:
+	@mkdir -p $(@D)
+	openssl genrsa -out $(@D)/key.pem 2048 2>/dev/null
+	openssl rsa -in $(@D)/key.pem -traditional -outform DER -out $(@D)/rsa_priv.der 2>/dev/null
+	openssl rsa -in $(@D)/key.pem -RSAPublicKey_out -outform DER -out $(@D)/rsa_pub.der 2>/dev/null
+	openssl req -new -x509 -key $(@D)/key.pem -subj /CN=kwatch -days 3650 -out $(@D)/cert.pem
+	echo "signed by kwatch" >$(@D)/data
+	openssl smime -sign -binary -noattr -md sha256 -nodetach -in $(@D)/data \
+		-signer $(@D)/cert.pem -inkey $(@D)/key.pem -outform DER -out $@
+	rm -f $(@D)/key.pem
+
+GUEST_TARGETS += $(KFT_INPUTS)/pkcs7.der

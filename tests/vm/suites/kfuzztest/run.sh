@@ -201,6 +201,48 @@ t_constraint_skips_body() {
 	expect_eq "KASAN reports" "$(kasan_reports)" 0
 }
 
+# An input whose region 1 is the bytes of FILE, pointed at by region 0's
+# { ptr, u64 len } (the crypto targets' argument structures).
+kft_buffer_blob() { # OUT FILE
+	local n tail
+	n=$(stat -c %s "$2")
+	tail=$(( ( (24 + n + 8 + 7) / 8 * 8) - 24 - n ))
+	kft_blob "$1" "0:16 24:$n" "0:0:1" \
+		"$(le64 0)$(le64 "$n")$(zeros 8)$(od -An -v -tx1 "$2" | tr -d ' \n')$(zeros $tail)"
+}
+
+# The crypto targets: valid PKCS#7 and RSA inputs made with openssl on the
+# host run with no report; random inputs from the bridge run without a
+# crash of the harness (each write succeeds) and no report.
+t_crypto_targets() {
+	local in=/opt/kwatch/kfuzztest-inputs t err i B=/opt/kwatch/bin/kfuzztest-bridge
+	for t in test_pkcs7_parse_message test_rsa_parse_pub_key test_rsa_parse_priv_key; do
+		[ -e $KFT/$t/input ] || fail "no target $t" || return 1
+	done
+	echo >$T/trace
+	echo 1 >$T/events/kfuzztest/enable
+	mark
+	kft_buffer_blob $W/pkcs7 $in/pkcs7.der
+	kft_buffer_blob $W/rsa_pub $in/rsa_pub.der
+	kft_buffer_blob $W/rsa_priv $in/rsa_priv.der
+	for t in pkcs7:test_pkcs7_parse_message rsa_pub:test_rsa_parse_pub_key \
+		 rsa_priv:test_rsa_parse_priv_key; do
+		err=$(feed ${t#*:} $W/${t%%:*})
+		[ -z "$err" ] || fail "${t%%:*}: $err" || return 1
+	done
+	for i in $(seq 20); do
+		for t in test_pkcs7_parse_message test_rsa_parse_pub_key test_rsa_parse_priv_key; do
+			$B 'arg { ptr[d] len[d, u64] }; d { arr[u8, 300] };' $t /dev/urandom ||
+				fail "random input $i to $t: the write failed" || return 1
+		done
+	done
+	echo 0 >$T/events/kfuzztest/enable
+	grep -c 'kfuzztest_done: target=test_' $T/trace
+	expect_eq "completed runs (3 valid + 60 random)" \
+		"$(grep -c 'kfuzztest_done: target=test_[a-z0-9_]* size=[0-9]* duration_ns=[0-9]* result=0' $T/trace)" 63 || return 1
+	expect_eq "KASAN reports" "$(kasan_reports)" 0
+}
+
 # Runs per second through debugfs for the trivial target: one writer, then
 # two in parallel (runs of one target are serialised).
 t_runs_per_second() {
