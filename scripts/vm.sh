@@ -16,7 +16,7 @@ KERNEL=$KBUILD/arch/x86/boot/bzImage
 IMG=$IMAGE_DIR/kwatch.img
 VM_MEM=${KWATCH_VM_MEM:-2G}
 VM_CPUS=${KWATCH_VM_CPUS:-2}
-VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-900}
+VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-1800}
 SUMMARY=${KWATCH_KTAP_SUMMARY:-$KWATCH_TOP/build/host/ktap-summary}
 CMDLINE_BASE="root=/dev/vda rw console=ttyS0,115200 panic=-1 kasan_multi_shot net.ifnames=0 idle=halt ${KWATCH_CMDLINE:-}"
 
