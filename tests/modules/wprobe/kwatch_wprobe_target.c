@@ -79,19 +79,29 @@ static noinline void kwt_obj_free(struct kwt_obj *o)
 	barrier();	/* no tail call: kfree's call site stays in here */
 }
 
-static ssize_t kwt_var_write(struct file *file, const char __user *ubuf,
-			     size_t count, loff_t *ppos)
+/* Copy a command written to one of the files, without surrounding space. */
+static int kwt_get_cmd(char *buf, size_t size, const char __user *ubuf,
+		       size_t count)
 {
-	char buf[32];
-	u64 v, t0;
-	int ret = 0;
-
-	if (count >= sizeof(buf))
+	if (count >= size)
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
 	strim(buf);
+	return 0;
+}
+
+static ssize_t kwt_var_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	char buf[32];
+	u64 v, t0;
+	int ret;
+
+	ret = kwt_get_cmd(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 
 	mutex_lock(&kwt_lock);
 	if (!strcmp(buf, "read")) {
@@ -132,14 +142,11 @@ static ssize_t kwt_obj_write_op(struct file *file, const char __user *ubuf,
 {
 	char buf[32];
 	u64 v;
-	int ret = 0;
+	int ret;
 
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	strim(buf);
+	ret = kwt_get_cmd(buf, sizeof(buf), ubuf, count);
+	if (ret)
+		return ret;
 
 	mutex_lock(&kwt_lock);
 	if (!strcmp(buf, "alloc")) {

@@ -83,31 +83,29 @@ t_parser_kunit() {
 	grep -q '^ok 1 kfuzztest_parse' $res || fail "KUnit suite kfuzztest_parse failed"
 }
 
-t_overflow_on_nested_buffer() {
+# feed_expect_oob TARGET INPUT FUNCTION: the write runs the target, and
+# KASAN reports exactly one slab-out-of-bounds 1-byte read in FUNCTION.
+feed_expect_oob() {
 	local err log
-	kft_blob $W/nested "$NESTED_REGS" "0:0:1 0:16:2" "$NESTED_PAYLOAD"
 	mark
-	err=$(feed test_overflow_on_nested_buffer $W/nested)
+	err=$(feed "$1" "$2")
 	[ -z "$err" ] || fail "write refused: $err" || return 1
 	log=$(since_mark)
 	echo "$log" | grep -A2 'BUG: KASAN' | head -3
 	expect_eq "KASAN reports" "$(kasan_reports)" 1 || return 1
-	echo "$log" | grep -q 'BUG: KASAN: slab-out-of-bounds in overflow_on_nested_buffer' ||
-		fail "not a slab-out-of-bounds in overflow_on_nested_buffer" || return 1
+	echo "$log" | grep -q "BUG: KASAN: slab-out-of-bounds in $3" ||
+		fail "not a slab-out-of-bounds in $3" || return 1
 	echo "$log" | grep -q 'Read of size 1' || fail "not a 1-byte read"
 }
 
+t_overflow_on_nested_buffer() {
+	kft_blob $W/nested "$NESTED_REGS" "0:0:1 0:16:2" "$NESTED_PAYLOAD"
+	feed_expect_oob test_overflow_on_nested_buffer $W/nested overflow_on_nested_buffer
+}
+
 t_underflow_on_buffer() {
-	local err log
 	kft_blob $W/under "$UNDER_REGS" "0:0:1" "$UNDER_PAYLOAD"
-	mark
-	err=$(feed test_underflow_on_buffer $W/under)
-	[ -z "$err" ] || fail "write refused: $err" || return 1
-	log=$(since_mark)
-	echo "$log" | grep -A2 'BUG: KASAN' | head -3
-	expect_eq "KASAN reports" "$(kasan_reports)" 1 || return 1
-	echo "$log" | grep -q 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer' ||
-		fail "not a slab-out-of-bounds in underflow_on_buffer"
+	feed_expect_oob test_underflow_on_buffer $W/under underflow_on_buffer
 }
 
 # kfuzztest-bridge with each sample's schema and /dev/urandom: the
@@ -124,11 +122,7 @@ t_bridge_samples() {
 		fail "not a slab-out-of-bounds in overflow_on_nested_buffer" || return 1
 	$B -o $W/bridge_under 'some_buffer { ptr[buf] len[buf, u64] }; buf { arr[u8, 24] };' \
 		test_underflow_on_buffer /dev/urandom || fail "bridge -o failed" || return 1
-	mark
-	feed test_underflow_on_buffer $W/bridge_under
-	expect_eq "KASAN reports from the kept input" "$(kasan_reports)" 1 || return 1
-	since_mark | grep -q 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer' ||
-		fail "not a slab-out-of-bounds in underflow_on_buffer" || return 1
+	feed_expect_oob test_underflow_on_buffer $W/bridge_under underflow_on_buffer || return 1
 	# A schema error names its place; a short stream is an error.
 	$B 'x { ptr[nope] }' test_trivial /dev/urandom 2>&1 | grep -x "schema:1:5: no region named 'nope'" ||
 		fail "no positioned schema error" || return 1
