@@ -6,7 +6,8 @@
 #	build/fuzz/fuzz_kfuzztest -max_total_time=600 /tmp/c
 # Included by the top-level Makefile.
 
-$(B)/fuzz/fuzz_kfuzztest: tests/fuzz/fuzz_kfuzztest.c $(wildcard tests/fuzz/kfuzztest-shim/linux/*.h) FORCE | kernel-tree
+$(B)/fuzz/fuzz_kfuzztest: tests/fuzz/fuzz_kfuzztest.c $(wildcard tests/fuzz/kfuzztest-shim/linux/*.h) \
+		$(wildcard $(KSRC)/lib/kfuzztest/parse.c $(KSRC)/include/linux/kfuzztest.h) | kernel-tree
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) -Itests/fuzz/kfuzztest-shim -I$(KSRC)/include -o $@ $< \
 		$(KSRC)/lib/kfuzztest/parse.c

@@ -11,8 +11,10 @@ $(B)/guest/opt/kwatch/bin/%: tests/vm/tools/%.c
 GUEST_TARGETS += $(GUEST_TOOLS)
 
 # kfuzztest-bridge, from the series' tools/kfuzztest-bridge in the kernel
-# tree (which exists once kernel-tree has run): rebuilt on every image.
-$(B)/guest/opt/kwatch/bin/kfuzztest-bridge: FORCE | kernel-tree
+# tree (which exists once kernel-tree has run).
+BRIDGE_SRCS = $(wildcard $(KSRC)/tools/kfuzztest-bridge/*.[ch])
+
+$(B)/guest/opt/kwatch/bin/kfuzztest-bridge: $(BRIDGE_SRCS) | kernel-tree
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ $(KSRC)/tools/kfuzztest-bridge/*.c
 
@@ -20,7 +22,7 @@ GUEST_TARGETS += $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
 
 # The host test of the bridge: encodes known schemas from a known stream
 # and checks the bytes, the errors and their positions.
-$(B)/unit/kfuzztest_bridge: tests/unit/kfuzztest-bridge.sh FORCE | kernel-tree
+$(B)/unit/kfuzztest_bridge: tests/unit/kfuzztest-bridge.sh $(BRIDGE_SRCS) | kernel-tree
 	@mkdir -p $(@D)/kfuzztest-bridge.d
 	$(CC) $(CFLAGS) $(WARN) $(SAN) -std=gnu11 -o $(@D)/kfuzztest-bridge.d/kfuzztest-bridge \
 		$(KSRC)/tools/kfuzztest-bridge/*.c
