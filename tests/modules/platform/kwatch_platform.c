@@ -12,6 +12,13 @@
  *   /sys/kernel/debug/kwatch_platform/kasan_oob
  *	write anything: read one byte past the end of a 13-byte kmalloc
  *	object in kwatch_platform_oob_read(), so KASAN reports it.
+ *
+ *   /sys/kernel/debug/kwatch_platform/crash
+ *	write "warn", "bug", "gpf" or "null": a WARNING, a kernel BUG, a
+ *	general protection fault (non-canonical address) or an uninstrumented
+ *	store to address 0x10 (a page fault oops), each in a function of its
+ *	own, so that kwatchd's crash capture sees real reports.  The last
+ *	three oops the writing task.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -155,11 +162,59 @@ static const struct file_operations kwp_kasan_fops = {
 	.llseek = noop_llseek,
 };
 
+static noinline void kwatch_platform_warn(void)
+{
+	WARN(1, "kwatch_platform: WARNING on request\n");
+}
+
+static noinline void kwatch_platform_bug(void)
+{
+	BUG();
+}
+
+static noinline void kwatch_platform_store(unsigned long addr)
+{
+	WRITE_ONCE(*(unsigned long *)addr, 0x6b);
+}
+
+/* Not instrumented: the page fault itself, not KASAN's shadow check. */
+static noinline void kwatch_platform_null_store(void)
+{
+	asm volatile("movq $0x6b, 0x10" ::: "memory");
+}
+
+static ssize_t kwp_crash_write(struct file *file, const char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	char buf[8] = "";
+
+	if (copy_from_user(buf, ubuf, min(count, sizeof(buf) - 1)))
+		return -EFAULT;
+	if (sysfs_streq(buf, "warn"))
+		kwatch_platform_warn();
+	else if (sysfs_streq(buf, "bug"))
+		kwatch_platform_bug();
+	else if (sysfs_streq(buf, "gpf"))
+		kwatch_platform_store(0x9ead000000000100UL);
+	else if (sysfs_streq(buf, "null"))
+		kwatch_platform_null_store();
+	else
+		return -EINVAL;
+	return count;
+}
+
+static const struct file_operations kwp_crash_fops = {
+	.owner = THIS_MODULE,
+	.write = kwp_crash_write,
+	.llseek = noop_llseek,
+};
+
 static int __init kwp_init(void)
 {
 	kwp_dir = debugfs_create_dir("kwatch_platform", NULL);
 	debugfs_create_file("hwbp", 0600, kwp_dir, NULL, &kwp_hwbp_fops);
 	debugfs_create_file("kasan_oob", 0200, kwp_dir, NULL, &kwp_kasan_fops);
+	debugfs_create_file("crash", 0200, kwp_dir, NULL, &kwp_crash_fops);
 	return 0;
 }
 
