@@ -35,7 +35,7 @@ GUEST_TARGETS :=
 help:
 	@echo "make test            everything: host checks, then the VM suites (SUITE=name[,name] picks suites)"
 	@echo "make check           host only: cmocka unit tests, checkpatch --strict over kernel-series/"
-	@echo "make run             boot the guest and show what the platform offers"
+	@echo "make run             the demonstration: the guest's output and kwatchd's events live, then their summary"
 	@echo "make bench           run the measuring VM suites; figures also in build/bench-report.txt"
 	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
 	@echo "make vm              boot the guest with a root shell on the console (Ctrl-a x quits)"
@@ -121,7 +121,8 @@ bench: image
 vm: image
 	@scripts/vm.sh shell
 
-run: image
+# The host's kwatchctl shows the guest's event stream and sums it up.
+run: image $(B)/daemon/kwatchctl
 	@scripts/vm.sh run
 
 clean:

@@ -11,7 +11,7 @@ KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/reconcile.c daemon/kwatchd.c
-KWCTL_SRCS := daemon/kwatchctl.c daemon/util.c
+KWCTL_SRCS := daemon/kwatchctl.c daemon/kwatchctl-events.c daemon/util.c
 
 $(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS)
 	@mkdir -p $(@D)
@@ -53,6 +53,18 @@ $(B)/unit/kwatchd/unit_verify: units/kwatchd.service tests/unit/kwatchd/unit-ver
 	sed 's|@TOP@|$(CURDIR)|' tests/unit/kwatchd/unit-verify.sh >$@
 	chmod +x $@
 UNIT_TESTS += $(B)/unit/kwatchd/unit_verify
+
+# kwatchctl reading saved streams (summary, follow -f) against a fixture,
+# with kwatchctl built with ASan/UBSan for it.
+$(B)/unit/kwatchd/kwatchctl-san: $(KWCTL_SRCS) $(KWD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -o $@ $(KWCTL_SRCS) $(KWD_LIBS)
+$(B)/unit/kwatchd/kwatchctl_read: tests/unit/kwatchd/kwatchctl-read.sh \
+		tests/unit/kwatchd/kwatchctl-events.ndjson $(B)/unit/kwatchd/kwatchctl-san
+	@mkdir -p $(@D)
+	sed 's|@KWATCHCTL@|$(CURDIR)/$(B)/unit/kwatchd/kwatchctl-san|; s|@FIXTURE@|$(CURDIR)/tests/unit/kwatchd/kwatchctl-events.ndjson|' $< >$@
+	chmod +x $@
+UNIT_TESTS += $(B)/unit/kwatchd/kwatchctl_read
 
 # --- guest files ------------------------------------------------------------------
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/* kwatchctl: the client of kwatchd's event socket.
+/* kwatchctl: the client of kwatchd's event socket, and a reader of saved
+ * NDJSON streams (kwatchctl-events.c).
  *
- *   kwatchctl [-s SOCKET] follow [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S]
+ *   kwatchctl [-s SOCKET] follow [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S] [-f FILE]
  *   kwatchctl [-s SOCKET] status [-r]
  *   kwatchctl [-s SOCKET] reload
  *   kwatchctl [-s SOCKET] bench N [RATE]
+ *   kwatchctl summary [FILE]
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -16,12 +19,15 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 #include <json-c/json.h>
 
+#include "kwatchctl.h"
 #include "util.h"
 
 struct follow {
 	bool raw, summary;
+	const char *input;	/* -f: a file or "-" instead of the socket */
 	char types[512];
 	long count;
 	int stall_s, idle_s;
@@ -77,23 +83,6 @@ static bool type_wanted(const struct follow *f, const char *type)
 	return false;
 }
 
-static void print_readable(json_object *o)
-{
-	json_object *v;
-
-	printf("%-6" PRIu64 " %s %-16s",
-	       json_object_object_get_ex(o, "seq", &v) ? (uint64_t)json_object_get_uint64(v) : 0,
-	       json_object_object_get_ex(o, "timestamp", &v) ? json_object_get_string(v) : "-",
-	       json_object_object_get_ex(o, "type", &v) ? json_object_get_string(v) : "-");
-	json_object_object_foreach(o, key, val) {
-		if (!strcmp(key, "seq") || !strcmp(key, "timestamp") || !strcmp(key, "type") ||
-		    !strcmp(key, "host") || !strcmp(key, "boot_id"))
-			continue;
-		printf(" %s=%s", key, json_object_get_string(val));
-	}
-	putchar('\n');
-}
-
 /* One line of the stream; returns 1 when the follow is complete. */
 static int on_line(struct follow *f, const char *line)
 {
@@ -128,7 +117,7 @@ static int on_line(struct follow *f, const char *line)
 		if (f->raw)
 			puts(line);
 		else
-			print_readable(o);
+			kwc_print_readable(stdout, o);
 		if (f->count > 0 && f->matched >= (uint64_t)f->count)
 			done = 1;
 	}
@@ -157,6 +146,12 @@ static int follow(int fd, struct follow *f)
 		if (r == 0)
 			break;	/* idle: done */
 		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n == 0 && f->input && len > 0) {
+			/* A file that ends without a newline: its last line. */
+			buf[len] = '\0';
+			on_line(f, buf);
+			break;
+		}
 		if (n <= 0)
 			break;
 		len += n;
@@ -187,16 +182,37 @@ out:
 	return 0;
 }
 
+static int summary(const char *path)
+{
+	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+	int r;
+
+	if (!in) {
+		fprintf(stderr, "kwatchctl: %s: %m\n", path);
+		return 1;
+	}
+	r = kwc_summary(in, stdout);
+	if (in != stdin)
+		fclose(in);
+	if (r < 0)
+		fprintf(stderr, "kwatchctl: summary of %s: %s\n", path, strerror(-r));
+	return r < 0 ? 1 : 0;
+}
+
 static void usage(void)
 {
 	printf("usage: kwatchctl [-s SOCKET] COMMAND\n"
-	       "  follow [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S]\n"
+	       "  follow [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S] [-f FILE]\n"
 	       "         stream events: -r raw NDJSON, -t only these types (lost records always\n"
 	       "         shown), -n stop after COUNT, -w wait SEC before reading (a stalled\n"
-	       "         client), -i exit after SEC without data, -S summary on stderr\n"
+	       "         client), -i exit after SEC without data, -S summary on stderr,\n"
+	       "         -f read NDJSON from FILE (- for stdin) to its end instead of the socket;\n"
+	       "         a file still being written: tail -n +1 -F FILE | kwatchctl follow -f -\n"
 	       "  status [-r]   the daemon's state (files, watch, wprobes, spools, clients, drops)\n"
 	       "  reload        re-read the configuration directory\n"
-	       "  bench N [RATE]  ask the daemon for N synthetic 'bench' events (RATE per second)\n");
+	       "  bench N [RATE]  ask the daemon for N synthetic 'bench' events (RATE per second)\n"
+	       "  summary [FILE]  read a saved stream (default stdin) to its end: events by type,\n"
+	       "         seq ranges and gaps no lost record covers, lost records, catches, crashes\n");
 }
 
 int main(int argc, char **argv)
@@ -222,8 +238,9 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[optind];
 	optind++;
-	while ((opt = getopt(argc, argv, "rt:n:w:i:S")) != -1) {
+	while ((opt = getopt(argc, argv, "rt:n:w:i:Sf:")) != -1) {
 		switch (opt) {
+		case 'f': f.input = optarg; break;
 		case 'r': f.raw = true; break;
 		case 't': snprintf(f.types, sizeof(f.types), "%s", optarg); break;
 		case 'n': f.count = atol(optarg); break;
@@ -232,6 +249,19 @@ int main(int argc, char **argv)
 		case 'S': f.summary = true; break;
 		default: usage(); return 2;
 		}
+	}
+	if (strcmp(cmd, "summary") == 0)
+		return summary(f.input ? f.input : optind < argc ? argv[optind] : "-");
+	if (f.input && strcmp(cmd, "follow") == 0) {
+		fd = strcmp(f.input, "-") == 0 ? STDIN_FILENO : open(f.input, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "kwatchctl: %s: %m\n", f.input);
+			return 1;
+		}
+		follow(fd, &f);
+		if (fd != STDIN_FILENO)
+			close(fd);
+		return 0;
 	}
 	fd = connect_to(sock);
 	if (fd < 0) {

@@ -3,7 +3,9 @@
 #
 #   vm.sh shell           interactive: root shell on the serial console
 #                         (Ctrl-a x quits QEMU)
-#   vm.sh run             boot and show what the guest offers
+#   vm.sh run             the demonstration: boot with kwatch.run, show the
+#                         guest's text and its event stream (readable, through
+#                         kwatchctl) as they arrive, then a summary of the events
 #   vm.sh test SUITES     run the guest suites (comma list or "all"), collect
 #                         their KTAP over virtio-serial, print the summary
 #
@@ -18,6 +20,7 @@ VM_MEM=${KWATCH_VM_MEM:-2G}
 VM_CPUS=${KWATCH_VM_CPUS:-2}
 VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-1800}
 SUMMARY=${KWATCH_KTAP_SUMMARY:-$KWATCH_TOP/build/host/ktap-summary}
+KWATCHCTL=${KWATCH_KWATCHCTL:-$KWATCH_TOP/build/daemon/kwatchctl}
 CMDLINE_BASE="root=/dev/vda rw console=ttyS0,115200 panic=-1 kasan_multi_shot net.ifnames=0 idle=halt ${KWATCH_CMDLINE:-}"
 
 [ -f "$KERNEL" ] || die "no kernel at $KERNEL: run 'make kernel'"
@@ -58,8 +61,42 @@ cmd_shell() {
 	exec "${QEMU[@]}" -serial mon:stdio -append "$CMDLINE_BASE"
 }
 
+# vm_boot RUN APPEND STEP: boot QEMU in the background (console in
+# RUN/console.log, kernel command line CMDLINE_BASE plus APPEND), call STEP
+# about once a second while it runs, and leave its exit status in VM_RC
+# (124 or 137: killed at KWATCH_VM_TIMEOUT).  STEP shows what is new; it
+# sees its caller's locals (run, shown, ...).
+vm_boot() {
+	local run=$1 append=$2 step=$3 pid
+	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" -serial "file:$run/console.log" \
+		-append "$CMDLINE_BASE $append" >"$run/qemu.log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		"$step"
+	done
+	VM_RC=0
+	wait "$pid" || VM_RC=$?
+}
+
+# cmd_test's step: the results as they arrive, and a heartbeat while there
+# are none.
+test_step() {
+	local n
+	n=$(wc -l <"$run/ktap.txt")
+	if [ "$n" -gt "$shown" ]; then
+		sed -n "$((shown + 1)),${n}p" "$run/ktap.txt" |
+			grep -E '^ *(not ok|ok) ' | sed 's/^/  /' >&2 || true
+		shown=$n
+		last_beat=$(date +%s)
+	elif [ $(($(date +%s) - last_beat)) -ge 30 ]; then
+		say "guest running, $(($(date +%s) - t0))s; console: $(tail -n1 "$run/console.log" 2>/dev/null | tr -cd '[:print:]' | cut -c1-90)"
+		last_beat=$(date +%s)
+	fi
+}
+
 cmd_test() {
-	local suites=${1:-all} run pid t0 shown=0 last_beat rc=0 verdict
+	local suites=${1:-all} run t0 shown=0 last_beat rc=0 verdict
 	run=$(new_run_dir "${suites//,/+}")
 	[ -z "${KWATCH_RUN_LINK:-}" ] || ln -sfn "$run" "$KWATCH_RUN_LINK"
 	qemu_args "$run"
@@ -67,25 +104,8 @@ cmd_test() {
 	say "booting the guest for suite(s) '$suites' (TCG, $VM_CPUS vCPUs); run dir $run"
 	t0=$(date +%s)
 	last_beat=$t0
-	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" -serial "file:$run/console.log" \
-		-append "$CMDLINE_BASE kwatch.suite=$suites" >"$run/qemu.log" 2>&1 &
-	pid=$!
-	# Show results as they arrive, and a heartbeat while there are none.
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 1
-		local n
-		n=$(wc -l <"$run/ktap.txt")
-		if [ "$n" -gt "$shown" ]; then
-			sed -n "$((shown + 1)),${n}p" "$run/ktap.txt" |
-				grep -E '^ *(not ok|ok) ' | sed 's/^/  /' >&2 || true
-			shown=$n
-			last_beat=$(date +%s)
-		elif [ $(($(date +%s) - last_beat)) -ge 30 ]; then
-			say "guest running, $(($(date +%s) - t0))s; console: $(tail -n1 "$run/console.log" 2>/dev/null | tr -cd '[:print:]' | cut -c1-90)"
-			last_beat=$(date +%s)
-		fi
-	done
-	wait "$pid" || rc=$?
+	vm_boot "$run" "kwatch.suite=$suites" test_step
+	rc=$VM_RC
 	local secs=$(($(date +%s) - t0))
 
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
@@ -112,27 +132,58 @@ cmd_test() {
 	return 0
 }
 
-# The demonstration: boot, print what the guest reports as it arrives.
+# cmd_run's step: the results port's new lines as they are, and the event
+# stream's new lines as readable ones.  Both by whole lines: wc -l counts
+# newlines, so a line the guest is still writing waits for the next step.
+run_step() {
+	local n
+	n=$(wc -l <"$run/ktap.txt")
+	if [ "$n" -gt "$shown" ]; then
+		sed -n "$((shown + 1)),${n}p" "$run/ktap.txt"
+		shown=$n
+	fi
+	n=$(wc -l <"$run/events.ndjson")
+	if [ "$n" -gt "$ev_shown" ]; then
+		sed -n "$((ev_shown + 1)),${n}p" "$run/events.ndjson" | show_events || true
+		ev_shown=$n
+	fi
+}
+
+# NDJSON on stdin as readable lines (raw without kwatchctl), marked.
+show_events() {
+	if [ -x "$KWATCHCTL" ]; then
+		"$KWATCHCTL" follow -f - 2>&1
+	else
+		cat
+	fi | sed 's/^/[event] /'
+}
+
+# The demonstration: boot, print what the guest reports and the events it
+# streams as they arrive, keep the stream, summarise it.
 cmd_run() {
-	local run pid t0 shown=0 rc=0
+	local run t0 shown=0 ev_shown=0 rc
 	run=$(new_run_dir run)
 	qemu_args "$run"
 	: >"$run/ktap.txt"
+	: >"$run/events.ndjson"
+	[ -x "$KWATCHCTL" ] ||
+		say "no $KWATCHCTL (make build/daemon/kwatchctl): events shown raw, no summary"
 	say "booting the guest (TCG, $VM_CPUS vCPUs, $VM_MEM); run dir $run"
 	t0=$(date +%s)
-	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" -serial "file:$run/console.log" \
-		-append "$CMDLINE_BASE kwatch.run" >"$run/qemu.log" 2>&1 &
-	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 1
-		local n
-		n=$(wc -l <"$run/ktap.txt")
-		if [ "$n" -gt "$shown" ]; then
-			sed -n "$((shown + 1)),${n}p" "$run/ktap.txt"
-			shown=$n
+	vm_boot "$run" kwatch.run run_step
+	rc=$VM_RC
+	run_step	# what came in the last second
+	mkdir -p "$KWATCH_TOP/build"
+	cp "$run/events.ndjson" "$KWATCH_TOP/build/run-events.ndjson"
+	if [ -s "$run/events.ndjson" ]; then
+		say "event stream: $run/events.ndjson, copied to build/run-events.ndjson"
+		if [ -x "$KWATCHCTL" ]; then
+			echo "--- the event stream (kwatchctl summary build/run-events.ndjson)"
+			"$KWATCHCTL" summary "$run/events.ndjson" || true
 		fi
-	done
-	wait "$pid" || rc=$?
+	else
+		say "the guest sent no events on org.kwatch.events"
+	fi
 	grep -q '^# kwatch: run done' "$run/ktap.txt" ||
 		die "the guest did not finish (exit $rc); console log: $run/console.log"
 	say "guest powered off after $(($(date +%s) - t0))s; console log: $run/console.log"
@@ -142,5 +193,5 @@ case ${1:-} in
 shell) cmd_shell ;;
 run) cmd_run ;;
 test) cmd_test "${2:-all}" ;;
-*) die "usage: $0 shell | test SUITES" ;;
+*) die "usage: $0 shell | run | test SUITES" ;;
 esac

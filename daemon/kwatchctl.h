@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kwatchctl's reading side, shared by its files: one event as a readable
+ * line, and the summary of a finished NDJSON stream. */
+#ifndef KWATCHCTL_H
+#define KWATCHCTL_H
+
+#include <stdio.h>
+#include <json-c/json.h>
+
+/* One line: seq, timestamp, type, then a sentence for crash and catch
+ * events, then every other payload field as key=value. */
+void kwc_print_readable(FILE *out, json_object *o);
+
+/* Read NDJSON from in to EOF and print what it holds to out: events by
+ * type, seq ranges and the gaps no lost record covers, lost records,
+ * catches and crashes.  Returns 0, or -errno on a read error. */
+int kwc_summary(FILE *in, FILE *out);
+
+#endif
