@@ -8,7 +8,7 @@ KWD_HDRS := $(wildcard daemon/*.h)
 
 # The pure parts, shared by the daemon and the host tests.
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
-	daemon/config.c daemon/apply.c daemon/spool.c
+	daemon/config.c daemon/apply.c daemon/spool.c daemon/kmsg.c daemon/ksym.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/reconcile.c daemon/kwatchd.c
 KWCTL_SRCS := daemon/kwatchctl.c daemon/kwatchctl-events.c daemon/util.c
@@ -23,17 +23,19 @@ $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWD_HDRS)
 
 # --- host tests (cmocka, ASan/UBSan) -------------------------------------------
 
-KWD_TESTS := config apply spool event queue wprobe
+KWD_TESTS := config apply spool event queue wprobe kmsg ksym
 define kwd_test
 $(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/wprobe.c $(KWD_HDRS)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon -o $$@ $$< $(KWD_CORE) daemon/wprobe.c $$(KWD_LIBS) -lcmocka
+	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon \
+		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" \
+		-o $$@ $$< $(KWD_CORE) daemon/wprobe.c $$(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
 endef
 $(foreach t,$(KWD_TESTS),$(eval $(call kwd_test,$(t))))
 
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
-KWD_FUZZ := fuzz_config fuzz_event
+KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c daemon/config.c daemon/util.c $(KWD_HDRS)
 	@mkdir -p $(@D)
@@ -41,6 +43,9 @@ $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c daemon/config.c daemon/util.c $(
 $(B)/fuzz/fuzz_event: tests/fuzz/fuzz_event.c daemon/event.c daemon/util.c $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< daemon/event.c daemon/util.c $(KWD_LIBS)
+$(B)/fuzz/fuzz_kmsg: tests/fuzz/fuzz_kmsg.c daemon/kmsg.c daemon/util.c $(KWD_HDRS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< daemon/kmsg.c daemon/util.c $(KWD_LIBS)
 $(B)/unit/kwatchd/fuzz_smoke: tests/fuzz/fuzz-smoke.sh $(addprefix $(B)/fuzz/,$(KWD_FUZZ))
 	@mkdir -p $(@D)
 	sed 's|@FUZZDIR@|$(CURDIR)/$(B)/fuzz|; s|@CORPUS@|$(CURDIR)/tests/fuzz/corpus|' $< >$@

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Kernel log text to whole crash reports (Linux 6.1 x86_64 formats).
+ *
+ * A streaming parser takes one message at a time, its /dev/kmsg header or
+ * console "[ ts]" prefix already taken off by kmsg_strip(), and hands each
+ * report to a callback once it has ended: KASAN ("=====" to "====="),
+ * KStackWatch catches ("caught stack corruption" to "KStackWatch end"),
+ * WARNINGs, "kernel BUG at", general protection faults and other oopses
+ * (to "---[ end trace"), other "BUG: " lines (to the end of their stack
+ * dump, or of the oops they turn into) and panics (to "---[ end Kernel
+ * panic").  The "=====" or "[ cut here ]" line before a report, and up to
+ * three lines between it and the report's first line, belong to it.
+ *
+ * Lines outside a report are ignored.  Lines inside one are all kept: other
+ * CPUs' messages cannot be told apart.  A report ends early, delivered with
+ * complete == false, when another report starts, when it reaches
+ * KMSG_LINES_MAX lines, or on kmsg_flush().  Pure logic: no I/O. */
+#ifndef KW_KMSG_H
+#define KW_KMSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum kmsg_kind {
+	KMSG_KASAN,
+	KMSG_KSTACKWATCH,
+	KMSG_WARNING,
+	KMSG_BUG,
+	KMSG_GPF,
+	KMSG_OOPS,
+	KMSG_PANIC,
+	_KMSG_KIND_MAX,
+};
+
+enum kmsg_access {
+	KMSG_ACCESS_UNKNOWN,
+	KMSG_ACCESS_READ,
+	KMSG_ACCESS_WRITE,
+	_KMSG_ACCESS_MAX,
+};
+
+/* "kasan", "kstackwatch", "warning", "bug", "gpf", "oops", "panic". */
+extern const char *const kmsg_kind_name[_KMSG_KIND_MAX];
+/* "unknown", "read", "write". */
+extern const char *const kmsg_access_name[_KMSG_ACCESS_MAX];
+
+#define KMSG_LINE_MAX	1024		/* longer messages are cut */
+#define KMSG_LINES_MAX	400		/* lines of one report, at most */
+#define KMSG_TEXT_MAX	(24 * 1024)	/* bytes of text, the NUL included */
+#define KMSG_NAME_MAX	128		/* a function name, NUL included */
+#define KMSG_FRAMES_MAX	8
+#define KMSG_KEY_MAX	(16 + 3 * KMSG_NAME_MAX)
+#define KMSG_SEQ_NONE	UINT64_MAX
+
+struct kmsg_report {
+	enum kmsg_kind kind;
+	const char *kind_name;
+	/* The report's first line ("BUG: KASAN: ...", "WARNING: CPU: ...");
+	 * for KStackWatch "KStackWatch: caught stack corruption". */
+	char title[256];
+	/* Where it happened: the "in FUNC" of a KASAN title, the function of
+	 * a WARNING line, KStackWatch's corrupting store, else the first
+	 * "RIP: 0010:" line.  function is the bare name, location keeps
+	 * "+0xoff/0xsize".  Empty when unknown, module when built in. */
+	char function[KMSG_NAME_MAX];
+	char location[KMSG_NAME_MAX + 48];
+	char module[64];
+	char watched[KMSG_NAME_MAX];	/* KStackWatch: the watched function */
+	enum kmsg_access access;
+	uint64_t size;			/* bytes accessed; 0 when unknown */
+	uint64_t address;		/* accessed, when has_address */
+	bool has_address;
+	/* The call chain, innermost first, without "? " (unreliable) frames
+	 * nor the reporting machinery: frames[0] is function when it is
+	 * known, then its callers from the first "Call Trace:". */
+	unsigned int nframes;
+	char frames[KMSG_FRAMES_MAX][KMSG_NAME_MAX];
+	/* kind:frame0:frame1:frame2 ("kind:?" with no frames), for dedup. */
+	char key[KMSG_KEY_MAX];
+	uint64_t ts_usec;		/* of its first line */
+	unsigned int lines;
+	bool complete;			/* its end line was seen */
+	bool truncated;			/* text lacks lines that did not fit */
+	size_t text_len;
+	char text[KMSG_TEXT_MAX];	/* the lines, joined with '\n' */
+};
+
+/* Return 0, or a negative errno that kmsg_feed()/kmsg_flush() return. */
+typedef int (*kmsg_report_cb)(const struct kmsg_report *r, void *userdata);
+
+#define KMSG_RAW_MAX	32
+#define KMSG_PENDING_MAX 1024
+
+struct kmsg_parser {
+	struct kmsg_report *r;		/* the report being built */
+	bool open;
+	/* private */
+	int end;			/* how the open report ends */
+	int trace;			/* before, in or after its Call Trace */
+	bool from_regs;			/* the trace starts at a RIP: line */
+	unsigned int nraw;
+	char raw[KMSG_RAW_MAX][KMSG_NAME_MAX];
+	unsigned int pending_lines;	/* a "=====" or "cut here" line and after */
+	size_t pending_len;
+	uint64_t pending_ts;
+	char pending[KMSG_PENDING_MAX];
+	char line[KMSG_LINE_MAX];
+};
+
+int kmsg_parser_init(struct kmsg_parser *p);
+void kmsg_parser_free(struct kmsg_parser *p);
+
+/* One message: line ends at its first '\n' or NUL (so continuation lines
+ * of a /dev/kmsg record are ignored); a final '\r' is dropped.  Returns 0
+ * or the callback's negative errno. */
+int kmsg_feed(struct kmsg_parser *p, const char *line, uint64_t ts_usec,
+	      kmsg_report_cb cb, void *userdata);
+/* Deliver the open report, if any, as incomplete (e.g. at EOF). */
+int kmsg_flush(struct kmsg_parser *p, kmsg_report_cb cb, void *userdata);
+
+/* Take the header off one /dev/kmsg record ("PRIO,SEQ,TS_USEC,FLAGS[,..];")
+ * or console line ("[   12.345678] ", an optional "[    T1]" after it) and
+ * return the message.  ts_usec and seq (either may be NULL) get the
+ * header's values, 0 and KMSG_SEQ_NONE without one.  A line with neither
+ * header is returned whole.  NULL for a /dev/kmsg record with a facility
+ * other than the kernel's (ts_usec and seq still set): written by a
+ * process, not to be trusted. */
+const char *kmsg_strip(const char *rec, uint64_t *ts_usec, uint64_t *seq);
+
+/* How many times each report key was seen.  Bounded: once KMSG_DEDUP_MAX
+ * keys are held, keys not yet held are not stored and each of their
+ * sightings counts 1 (and adds to untracked). */
+#define KMSG_DEDUP_MAX	 1024
+#define KMSG_DEDUP_SLOTS 2048
+
+struct kmsg_dedup {
+	struct kmsg_dedup_slot {
+		uint64_t hash;
+		char *key;
+		unsigned int count;
+	} slot[KMSG_DEDUP_SLOTS];
+	unsigned int used;
+	uint64_t untracked;
+};
+
+void kmsg_dedup_init(struct kmsg_dedup *d);
+void kmsg_dedup_free(struct kmsg_dedup *d);
+/* The number of sightings of key, this one included, or -ENOMEM. */
+int kmsg_dedup_seen(struct kmsg_dedup *d, const char *key);
+
+#endif
