@@ -15,6 +15,7 @@ SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
 B := build
 
 KSRC := $(KWATCH_CACHE)/src/linux
+KWATCH_KBUILD := $(KWATCH_CACHE)/build/linux$(if $(KWATCH_FLAVOR),-$(KWATCH_FLAVOR))
 
 # Each part of the project adds to these from its own make fragment:
 #   UNIT_TESTS     host test programs run by `make check` (cmocka binaries
@@ -24,6 +25,7 @@ KSRC := $(KWATCH_CACHE)/src/linux
 #                  image at the same path (build/guest/usr/sbin/x -> /usr/sbin/x)
 UNIT_TESTS :=
 GUEST_TARGETS :=
+-include bpf/bpf.mk
 -include daemon/daemon.mk
 -include tests/vm/tools/tools.mk
 -include tests/fuzz/fuzz.mk

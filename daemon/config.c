@@ -35,6 +35,12 @@ void kw_settings_default(struct kw_settings *s)
 	strcpy(s->instance, "kwatchd");
 	strcpy(s->kfuzztest, "/sys/kernel/debug/kfuzztest");
 	strcpy(s->spool_root, "/var/lib/kwatchd/spool");
+	s->bpf = true;
+	s->ringbuf_kib = 256;
+	s->kmsg = true;
+	strcpy(s->kmsg_path, "/dev/kmsg");
+	strcpy(s->kallsyms, "/proc/kallsyms");
+	strcpy(s->crash_dir, "/var/lib/kwatchd/crashes");
 }
 
 /* State shared by the inih handlers: the first error wins. */
@@ -160,6 +166,34 @@ static int settings_handler(void *user, const char *section, const char *key, co
 			return 1;
 		} else
 			return bad(ps, "unknown key '%s' in [kernel]", key);
+		if (!path_ok(v))
+			return bad(ps, "%s: not an absolute path: '%s'", key, v);
+		strcpy(dst, v);
+		return 1;
+	}
+	if (strcmp(section, "capture") == 0) {
+		char *dst;
+
+		if (strcmp(key, "bpf") == 0 || strcmp(key, "kmsg") == 0) {
+			if (parse_bool(v, key[0] == 'b' ? &s->bpf : &s->kmsg) < 0)
+				return bad(ps, "%s: want yes or no, got '%s'", key, v);
+			return 1;
+		}
+		if (strcmp(key, "ringbuf_kib") == 0) {
+			if (parse_uint(v, 1 << 20, &u) < 0 || u < 4 || (u & (u - 1)))
+				return bad(ps, "ringbuf_kib: want a power of two, 4..1048576, got '%s'",
+					   v);
+			s->ringbuf_kib = u;
+			return 1;
+		}
+		if (strcmp(key, "kmsg_path") == 0)
+			dst = s->kmsg_path;
+		else if (strcmp(key, "kallsyms") == 0)
+			dst = s->kallsyms;
+		else if (strcmp(key, "crash_dir") == 0)
+			dst = s->crash_dir;
+		else
+			return bad(ps, "unknown key '%s' in [capture]", key);
 		if (!path_ok(v))
 			return bad(ps, "%s: not an absolute path: '%s'", key, v);
 		strcpy(dst, v);

@@ -96,6 +96,13 @@ struct kw_settings {
 	char instance[KW_NAME_MAX + 1];
 	char kfuzztest[PATH_MAX];
 	char spool_root[PATH_MAX];
+	/* [capture]: BPF programs and crash capture */
+	bool bpf;
+	unsigned int ringbuf_kib;	/* a power of two, >= 4 */
+	bool kmsg;
+	char kmsg_path[PATH_MAX];
+	char kallsyms[PATH_MAX];
+	char crash_dir[PATH_MAX];
 };
 
 void kw_settings_default(struct kw_settings *s);

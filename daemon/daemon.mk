@@ -10,12 +10,14 @@ KWD_HDRS := $(wildcard daemon/*.h)
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/kmsg.c daemon/ksym.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
-	daemon/fuzz.c daemon/reconcile.c daemon/kwatchd.c
+	daemon/fuzz.c daemon/reconcile.c daemon/kwbpf.c daemon/crash.c daemon/kwatchd.c
 KWCTL_SRCS := daemon/kwatchctl.c daemon/kwatchctl-events.c daemon/util.c
 
-$(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS)
+# The daemon carries the BPF programs: bpf/bpf.mk makes the skeleton.
+$(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -o $@ $(KWD_SRCS) $(KWD_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -o $@ $(KWD_SRCS) \
+		$(KWD_LIBS) $(shell pkg-config --libs libbpf 2>/dev/null)
 
 $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWD_HDRS)
 	@mkdir -p $(@D)

@@ -8,6 +8,8 @@
 #include <sys/inotify.h>
 
 #include "kwatchd.h"
+#include "crash.h"
+#include "kwbpf.h"
 #include "log.h"
 #include "util.h"
 
@@ -61,6 +63,42 @@ static void schedule(struct fuzz_rt *z, uint64_t delay_us)
 	sd_event_source_set_enabled(z->timer, SD_EVENT_ONESHOT);
 }
 
+/* One blob: claim it, write it, then read what its run produced (the BPF
+ * records of its entry and completion) while it is still the blob in
+ * flight, and move it to its final place. */
+static int replay_one(struct fuzz_rt *z, struct spool_result *res)
+{
+	struct kwd *d = z->d;
+	char name[NAME_MAX + 1];
+	size_t size = 0;
+	int r, result;
+
+	r = spool_next(&z->spool, name, sizeof(name));
+	if (r < 0)
+		return r;
+	r = spool_claim(&z->spool, name);
+	if (r < 0)
+		return r;
+	d->inflight = z;
+	snprintf(d->inflight_blob, sizeof(d->inflight_blob), "%s", name);
+	result = spool_exec(&z->spool, name, &size);
+	kwbpf_poll(d);
+	crash_drain(d);
+	d->inflight = NULL;
+	r = spool_finish(&z->spool, name, result, res);
+	res->size = size;
+	return r;
+}
+
+const char *kwd_inflight_blob(struct kwd *d, const char **target)
+{
+	if (!d->inflight)
+		return NULL;
+	if (target)
+		*target = d->inflight->file.fuzz.target;
+	return d->inflight_blob;
+}
+
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct fuzz_rt *z = userdata;
@@ -70,7 +108,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	(void)usec;
 	for (i = 0; i < batch; i++) {
 		struct spool_result res;
-		int r = spool_step(&z->spool, &res);
+		int r = replay_one(z, &res);
 
 		if (r == -ENOENT)
 			return 0;	/* empty: wait for inotify */

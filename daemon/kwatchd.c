@@ -12,7 +12,9 @@
 #include <sys/inotify.h>
 #include <systemd/sd-daemon.h>
 
+#include "crash.h"
 #include "ksw.h"
+#include "kwbpf.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "util.h"
@@ -282,6 +284,13 @@ int main(int argc, char **argv)
 	d.wprobe_ok = wprobe_supported(d.set.tracefs);
 	lifecycle_event(&d, "daemon_start", d.wprobe_ok ? "wprobes supported" :
 			"no wprobe support in this kernel");
+	r = kwbpf_open(&d);
+	if (r < 0)
+		log_warning_errno(r, "bpf: %m; going on without the programs");
+	env = getenv("STATE_DIRECTORY");
+	r = crash_open(&d, env && *env ? env : "/var/lib/kwatchd");
+	if (r < 0)
+		log_warning_errno(r, "crash capture: %m; going on without it");
 	add_conf_watches(&d);
 	r = kwd_reload(&d, "start");
 	if (r < 0)
@@ -303,6 +312,8 @@ out:
 	}
 	if (!d.stopping)
 		kwd_teardown(&d);
+	crash_close(&d);
+	kwbpf_close(&d);
 	server_stop(&d.srv);
 	sd_event_source_disable_unref(d.quiet);
 	sd_event_source_disable_unref(d.bench);

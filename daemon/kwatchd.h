@@ -54,6 +54,12 @@ struct kwd {
 	uint64_t bench_left, bench_rate;
 	sd_event_source *bench;
 	bool stopping;
+
+	struct kwbpf *bpf;		/* NULL: no BPF programs */
+	struct crash_rt *crash;		/* NULL: no crash capture */
+	/* The blob being written to a KFuzzTest input right now. */
+	struct fuzz_rt *inflight;
+	char inflight_blob[NAME_MAX + 1];
 };
 
 /* Encode and broadcast; takes ownership of ev. */
@@ -69,5 +75,7 @@ json_object *kwd_status(struct kwd *d);
 int fuzz_start(struct kwd *d, const struct kw_file *f);
 bool fuzz_stop(struct kwd *d, const char *name);
 void fuzz_stop_all(struct kwd *d);
+/* The blob in flight (and its target), NULL outside a replay. */
+const char *kwd_inflight_blob(struct kwd *d, const char **target);
 
 #endif

@@ -12,6 +12,8 @@
 #include "log.h"
 #include "util.h"
 #include "wprobe.h"
+#include "crash.h"
+#include "kwbpf.h"
 
 static void file_fields(json_object *ev, const struct kw_file *f)
 {
@@ -236,6 +238,7 @@ int kwd_reload(struct kwd *d, const char *why)
 	d->errors = plan.errors;
 	d->n_errors = plan.n_errors;
 	d->applies++;
+	kwbpf_sync(d);
 
 	ev = kw_event_new("config_applied");
 	if (ev) {
@@ -266,6 +269,10 @@ void kwd_teardown(struct kwd *d)
 			wp_remove(d, f);
 	}
 	fuzz_stop_all(d);
+	free(d->cur);
+	d->cur = NULL;
+	d->n_cur = 0;
+	kwbpf_sync(d);		/* nothing configured: all detached */
 	d->pipe_io = sd_event_source_disable_unref(d->pipe_io);
 	if (d->pipe_fd >= 0)
 		close(d->pipe_fd);
@@ -416,5 +423,7 @@ json_object *kwd_status(struct kwd *d)
 	kw_event_add_u64(st, "applies", d->applies);
 	kw_event_add_u64(st, "config_errors", d->config_errors);
 	kw_event_add_u64(st, "wprobe_hits", d->wprobe_hits);
+	kwbpf_status(d, st);
+	crash_status(d, st);
 	return st;
 }

@@ -252,15 +252,13 @@ int spool_finish(struct spool *s, const char *name, int result, struct spool_res
 		return r;
 	if (st == SPOOL_REJECTED) {
 		char ename[NAME_MAX + 1], text[96];
-		_cleanup_close_ int fd = -1;
 		int len;
 
 		snprintf(ename, sizeof(ename), "%.248s.errno", ret->final_name);
 		len = snprintf(text, sizeof(text), "%d %s\n", -result, strerror(-result));
-		fd = openat(s->fd[SPOOL_REJECTED], ename,
-			    O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd < 0 || write(fd, text, len) != len || fsync(fd) < 0)
-			return neg_errno();
+		r = kw_write_file_at(s->fd[SPOOL_REJECTED], ename, text, len);
+		if (r < 0)
+			return r;
 		r = kw_fsync_dirfd(s->fd[SPOOL_REJECTED]);
 	}
 	return r;

@@ -54,6 +54,26 @@ int kw_write_once(const char *path, const char *buf, size_t len)
 	return 0;
 }
 
+int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len)
+{
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0)
+		return neg_errno();
+	while (len) {
+		n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? neg_errno() : -EIO;
+		buf = (const char *)buf + n;
+		len -= n;
+	}
+	return fsync(fd) < 0 ? neg_errno() : 0;
+}
+
 int kw_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 {
 	_cleanup_close_ int fd = -1;

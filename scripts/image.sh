@@ -27,6 +27,7 @@ key=$({
 	cat "$0"
 	overlay_inputs | while read -r src _; do
 		find "$src" -type f -print0 | sort -z | xargs -0 -r sha256sum
+		find "$src" -type f -printf '%m %p\n' | sort	# a chmod +x counts too
 	done
 } | sha256sum | cut -c1-16)
 

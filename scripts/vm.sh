@@ -128,8 +128,28 @@ cmd_test() {
 		return 1
 	fi
 	[ "$rc" -eq 0 ] || { echo "console log: $run/console.log" >&2; return 1; }
+	collector_check "$run" || return 1
 	rm -f "$run/disk.qcow2"
 	return 0
+}
+
+# The host collector's side of the kwatchd-bpf suite: the bench events a
+# socket client saw in the guest ("kwatch-collector-seqs: FIRST LAST COUNT
+# SUM" in the KTAP) must all be in the stream the guest pushed through the
+# virtio-serial port, with the same seq numbers.
+collector_check() {
+	local want got first last
+	want=$(sed -n 's/.*kwatch-collector-seqs: \([0-9 ]*\)$/\1/p' "$1/ktap.txt" | tail -n1)
+	[ -n "$want" ] || return 0
+	read -r first last _ _ <<<"$want"
+	got=$(grep '"type":"bench"' "$1/events.ndjson" | sed -n 's/^{"seq":\([0-9]*\),.*/\1/p' |
+		awk -v a="$first" -v b="$last" '$1 >= a && $1 <= b { n++; t += $1 }
+			END { printf "%d %d %d %d", a, b, n, t }')
+	if [ "$got" != "$want" ]; then
+		say "host collector: the socket client saw bench seqs '$want' (first last count sum), events.ndjson has '$got'"
+		return 1
+	fi
+	say "host collector: events.ndjson has the same $(echo "$want" | cut -d' ' -f3) bench seqs ($first..$last) as the socket client"
 }
 
 # cmd_run's step: the results port's new lines as they are, and the event

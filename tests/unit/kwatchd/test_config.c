@@ -148,6 +148,24 @@ static void settings(void **state)
 	assert_int_equal(kw_settings_parse("[nope]\na=b\n", &s, &line, reason, sizeof(reason)),
 			 -EINVAL);
 	assert_non_null(strstr(reason, "unknown section"));
+
+	/* [capture] */
+	assert_true(s.bpf && s.kmsg);
+	assert_int_equal(s.ringbuf_kib, 256);
+	assert_int_equal(kw_settings_parse("[capture]\nbpf = no\nringbuf_kib = 8\n"
+					   "crash_dir = /tmp/c\n", &s, &line, reason,
+					   sizeof(reason)), 0);
+	assert_false(s.bpf);
+	assert_int_equal(s.ringbuf_kib, 8);
+	assert_string_equal(s.crash_dir, "/tmp/c");
+	assert_int_equal(kw_settings_parse("[capture]\nringbuf_kib = 12\n", &s, &line, reason,
+					   sizeof(reason)), -EINVAL);
+	assert_non_null(strstr(reason, "power of two"));
+	assert_int_equal(kw_settings_parse("[capture]\nkmsg = maybe\n", &s, &line, reason,
+					   sizeof(reason)), -EINVAL);
+	assert_int_equal(kw_settings_parse("[capture]\ncrash_dir = rel\n", &s, &line, reason,
+					   sizeof(reason)), -EINVAL);
+	assert_int_equal(s.ringbuf_kib, 8);	/* unchanged on error */
 }
 
 int main(void)

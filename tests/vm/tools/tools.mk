@@ -37,7 +37,6 @@ FORCE:
 # kfuzztest-list: the targets, constraints and annotations recorded in a
 # built vmlinux (host tool, libelf).  The image carries its listing of the
 # kernel it boots, for the kfuzztest suite to compare with debugfs.
-KWATCH_KBUILD := $(KWATCH_CACHE)/build/linux$(if $(KWATCH_FLAVOR),-$(KWATCH_FLAVOR))
 
 $(B)/host/kfuzztest-list: tests/host/kfuzztest-list.c
 	@mkdir -p $(@D)

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/* kwatchd's BPF programs: one ring buffer of kwatch.h records, fed from
+ * the KStackWatch catch event, the KFuzzTest run/done events and wprobe
+ * events.  A reservation that fails is counted per CPU in lost[0], which
+ * the loader reports in-band. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "kwatch.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Size set by the loader before load (bpf_map__set_max_entries). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+static __always_inline void *reserve(__u64 size, __u32 kind)
+{
+	struct kwb_hdr *h = bpf_ringbuf_reserve(&events, size, 0);
+	__u64 id;
+
+	if (!h) {
+		__u32 zero = 0;
+		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+
+		if (n)
+			(*n)++;
+		return NULL;
+	}
+	id = bpf_get_current_pid_tgid();
+	h->kind = kind;
+	h->cpu = bpf_get_smp_processor_id();
+	h->pid = id >> 32;
+	h->tid = (__u32)id;
+	h->ktime_ns = bpf_ktime_get_ns();
+	bpf_get_current_comm(h->comm, sizeof(h->comm));
+	return h;
+}
+
+/* A __string() field of a trace event: the low 16 bits of its
+ * __data_loc word are the offset from the start of the record. */
+static __always_inline void read_data_loc(void *ctx, __u32 loc, char *dst, __u32 n)
+{
+	bpf_probe_read_kernel_str(dst, n, (char *)ctx + (loc & 0xffff));
+}
+
+SEC("tp/kstackwatch/ksw_catch")
+int kw_catch(struct trace_event_raw_ksw_catch *ctx)
+{
+	struct kwb_catch *e = reserve(sizeof(*e), KWB_CATCH);
+
+	if (!e)
+		return 0;
+	e->addr = BPF_CORE_READ(ctx, addr);
+	e->ip = BPF_CORE_READ(ctx, ip);
+	e->len = BPF_CORE_READ(ctx, len);
+	e->depth = BPF_CORE_READ(ctx, depth);
+	e->watched_pid = BPF_CORE_READ(ctx, pid);
+	read_data_loc(ctx, BPF_CORE_READ(ctx, __data_loc_func), e->func, sizeof(e->func));
+	e->nstack = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tp/kfuzztest/kfuzztest_run")
+int kw_fuzz_entry(struct trace_event_raw_kfuzztest_run *ctx)
+{
+	struct kwb_fuzz *e = reserve(sizeof(*e), KWB_FUZZ_ENTRY);
+
+	if (!e)
+		return 0;
+	read_data_loc(ctx, BPF_CORE_READ(ctx, __data_loc_target), e->target, sizeof(e->target));
+	e->size = BPF_CORE_READ(ctx, size);
+	e->regions = BPF_CORE_READ(ctx, regions);
+	e->duration_ns = 0;
+	e->result = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+SEC("tp/kfuzztest/kfuzztest_done")
+int kw_fuzz_done(struct trace_event_raw_kfuzztest_done *ctx)
+{
+	struct kwb_fuzz *e = reserve(sizeof(*e), KWB_FUZZ_DONE);
+
+	if (!e)
+		return 0;
+	read_data_loc(ctx, BPF_CORE_READ(ctx, __data_loc_target), e->target, sizeof(e->target));
+	e->size = BPF_CORE_READ(ctx, size);
+	e->duration_ns = BPF_CORE_READ(ctx, duration_ns);
+	e->result = BPF_CORE_READ(ctx, result);
+	e->regions = 0;
+	bpf_ringbuf_submit(e, 0);
+	return 0;
+}
+
+/* Attached by the loader to a wprobe's perf event, with the wprobe's
+ * index as the cookie; the context is the register state right after the
+ * access.  Returning 1 lets the hit go on to the tracefs buffers too. */
+SEC("kprobe")
+int kw_wprobe(struct pt_regs *regs)
+{
+	struct kwb_wprobe *e = reserve(sizeof(*e), KWB_WPROBE);
+
+	if (!e)
+		return 1;
+	e->cookie = bpf_get_attach_cookie(regs);
+	e->ip = PT_REGS_IP(regs);
+	bpf_ringbuf_submit(e, 0);
+	return 1;
+}

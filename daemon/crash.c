@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Crash capture: /dev/kmsg read in the event loop (and drained right after
+ * each fuzz blob's write), split into whole reports by kmsg.c, one "crash"
+ * event per distinct report; a report seen again (same kind and top
+ * frames) is a "crash_repeat" with its count.  A report read while a blob
+ * is in flight is tied to it: the blob is copied to
+ * <crash_dir>/<target>/<blob>, the report beside it as <blob>.report.
+ *
+ * The position in the log is kept in <state>/kmsg.pos with the boot id,
+ * so that a restarted daemon goes on where it stopped in the same boot
+ * instead of reporting again (or missing) what the kernel logged. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crash.h"
+#include "kmsg.h"
+#include "kwatchd.h"
+#include "log.h"
+#include "util.h"
+
+#define KMSG_REC_MAX 8192
+
+struct crash_rt {
+	struct kwd *d;
+	int fd;
+	sd_event_source *io;
+	struct kmsg_parser parser;
+	struct kmsg_dedup dedup;
+	uint64_t last_seq, skip_to;
+	bool have_seq;
+	char pos_path[PATH_MAX];
+	uint64_t reports, repeats, tied, overruns;
+};
+
+/* --- position ------------------------------------------------------------- */
+
+static void pos_save(struct crash_rt *c)
+{
+	char buf[96], tmp[PATH_MAX + 8];
+	int n;
+
+	if (!c->have_seq || !c->pos_path[0])
+		return;
+	n = snprintf(buf, sizeof(buf), "%s %" PRIu64 "\n", c->d->ectx.boot_id, c->last_seq);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", c->pos_path);
+	if (kw_write_file_at(AT_FDCWD, tmp, buf, n) < 0 || rename(tmp, c->pos_path) < 0)
+		log_debug("cannot save %s: %m", c->pos_path);
+}
+
+static void pos_load(struct crash_rt *c)
+{
+	_cleanup_free_ char *text = NULL;
+	char boot[40];
+	uint64_t seq;
+
+	if (kw_read_file(c->pos_path, 128, &text, NULL) < 0)
+		return;
+	if (sscanf(text, "%39s %" SCNu64, boot, &seq) == 2 &&
+	    strcmp(boot, c->d->ectx.boot_id) == 0)
+		c->skip_to = seq + 1;
+}
+
+/* --- reports -------------------------------------------------------------- */
+
+static int copy_file(const char *from, const char *to)
+{
+	_cleanup_free_ char *data = NULL;
+	size_t len = 0;
+	int r;
+
+	r = kw_read_file(from, KW_BLOB_MAX, &data, &len);
+	if (r < 0)
+		return r;
+	return kw_write_file_at(AT_FDCWD, to, data, len);
+}
+
+/* Keep the blob and the report in <crash_dir>/<target>/. */
+static int keep_crash(struct crash_rt *c, const struct kmsg_report *r, const char *target,
+		      const char *blob, char *dir, size_t n)
+{
+	struct kwd *d = c->d;
+	char from[PATH_MAX * 2], to[PATH_MAX * 2];
+	int ret;
+
+	snprintf(dir, n, "%.2000s/%s", d->set.crash_dir, target);
+	ret = kw_mkdir_p(dir, 0700);
+	if (ret < 0)
+		return ret;
+	snprintf(from, sizeof(from), "%s/%s/%s", d->inflight->spool.dir,
+		 spool_dir_name[SPOOL_INFLIGHT], blob);
+	snprintf(to, sizeof(to), "%s/%s", dir, blob);
+	ret = copy_file(from, to);
+	if (ret < 0)
+		return ret;
+	snprintf(to, sizeof(to), "%s/%s.report", dir, blob);
+	ret = kw_write_file_at(AT_FDCWD, to, r->text, r->text_len);
+	if (ret < 0)
+		return ret;
+	return kw_fsync_dir(dir);
+}
+
+static void add_frames(json_object *ev, const struct kmsg_report *r)
+{
+	json_object *arr = json_object_new_array();
+	unsigned int i;
+
+	if (!arr)
+		return;
+	for (i = 0; i < r->nframes; i++)
+		json_object_array_add(arr, json_object_new_string(r->frames[i]));
+	json_object_object_add(ev, "frames", arr);
+}
+
+static int on_report(const struct kmsg_report *r, void *userdata)
+{
+	struct crash_rt *c = userdata;
+	struct kwd *d = c->d;
+	const char *target = NULL, *blob = kwd_inflight_blob(d, &target);
+	char dir[PATH_MAX], addr[24];
+	int count = kmsg_dedup_seen(&c->dedup, r->key);
+	json_object *ev;
+	int ret;
+
+	c->reports++;
+	c->tied += blob != NULL;
+	if (count > 1) {
+		c->repeats++;
+		ev = kw_event_new("crash_repeat");
+		if (!ev)
+			return 0;
+		kw_event_add_str(ev, "kind", r->kind_name);
+		kw_event_add_str(ev, "function", r->function);
+		kw_event_add_str(ev, "key", r->key);
+		kw_event_add_int(ev, "count", count);
+		if (blob) {
+			kw_event_add_str(ev, "target", target);
+			kw_event_add_str(ev, "blob", blob);
+		}
+		kwd_emit(d, ev);
+		return 0;
+	}
+	ev = kw_event_new("crash");
+	if (!ev)
+		return 0;
+	kw_event_add_str(ev, "kind", r->kind_name);
+	kw_event_add_str(ev, "title", r->title);
+	kw_event_add_str(ev, "function", r->function);
+	kw_event_add_str(ev, "location", r->location);
+	if (r->module[0])
+		kw_event_add_str(ev, "module", r->module);
+	if (r->watched[0])
+		kw_event_add_str(ev, "watched", r->watched);
+	kw_event_add_str(ev, "access", kmsg_access_name[r->access]);
+	if (r->size)
+		kw_event_add_u64(ev, "size", r->size);
+	if (r->has_address) {
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, r->address);
+		kw_event_add_str(ev, "address", addr);
+	}
+	add_frames(ev, r);
+	kw_event_add_str(ev, "key", r->key);
+	kw_event_add_int(ev, "count", count > 0 ? count : 1);
+	kw_event_add_u64(ev, "kernel_ts_usec", r->ts_usec);
+	kw_event_add_bool(ev, "complete", r->complete);
+	if (blob) {
+		kw_event_add_str(ev, "target", target);
+		kw_event_add_str(ev, "blob", blob);
+		ret = keep_crash(c, r, target, blob, dir, sizeof(dir));
+		if (ret < 0)
+			log_error_errno(ret, "cannot keep blob %s of %s in %s: %m", blob, target, dir);
+		else
+			kw_event_add_str(ev, "crash_dir", dir);
+	}
+	kw_event_add_str(ev, "text", r->text);
+	log_warning("crash: %s in %s%s%s", r->kind_name, r->function[0] ? r->function : "?",
+		    blob ? ", blob " : "", blob ? blob : "");
+	kwd_emit(d, ev);
+	return 0;
+}
+
+/* --- reading ---------------------------------------------------------------- */
+
+void crash_drain(struct kwd *d)
+{
+	struct crash_rt *c = d->crash;
+	char rec[KMSG_REC_MAX + 1];
+	bool got = false;
+
+	if (!c)
+		return;
+	for (;;) {
+		uint64_t ts, seq;
+		const char *msg;
+		ssize_t n = read(c->fd, rec, KMSG_REC_MAX);
+
+		if (n < 0 && errno == EPIPE) {
+			c->overruns++;	/* overwritten before we read it */
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		msg = kmsg_strip(rec, &ts, &seq);
+		if (seq != KMSG_SEQ_NONE) {
+			if (seq < c->skip_to)
+				continue;
+			c->last_seq = seq;
+			c->have_seq = got = true;
+		}
+		if (msg)
+			kmsg_feed(&c->parser, msg, ts, on_report, c);
+	}
+	if (got && !c->parser.open)
+		pos_save(c);
+}
+
+static int on_kmsg(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	(void)s;
+	(void)fd;
+	(void)revents;
+	crash_drain(userdata);
+	return 0;
+}
+
+int crash_open(struct kwd *d, const char *state_dir)
+{
+	struct crash_rt *c;
+	int r;
+
+	if (!d->set.kmsg)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->d = d;
+	c->fd = open(d->set.kmsg_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (c->fd < 0) {
+		r = -errno;
+		free(c);
+		return log_error_errno(r, "crash capture: cannot open %s: %m", d->set.kmsg_path);
+	}
+	r = kmsg_parser_init(&c->parser);
+	if (r < 0)
+		goto fail;
+	kmsg_dedup_init(&c->dedup);
+	if (state_dir)
+		snprintf(c->pos_path, sizeof(c->pos_path), "%.4000s/kmsg.pos", state_dir);
+	pos_load(c);
+	d->crash = c;
+	r = sd_event_add_io(d->ev, &c->io, c->fd, EPOLLIN, on_kmsg, d);
+	if (r < 0)
+		goto fail;
+	crash_drain(d);		/* what this boot logged before we started */
+	log_info("crash capture: reading %s from seq %" PRIu64, d->set.kmsg_path, c->skip_to);
+	return 0;
+fail:
+	crash_close(d);
+	return r;
+}
+
+void crash_close(struct kwd *d)
+{
+	struct crash_rt *c = d->crash;
+
+	if (!c)
+		return;
+	kmsg_flush(&c->parser, on_report, c);
+	pos_save(c);
+	sd_event_source_disable_unref(c->io);
+	close(c->fd);
+	kmsg_parser_free(&c->parser);
+	kmsg_dedup_free(&c->dedup);
+	free(c);
+	d->crash = NULL;
+}
+
+void crash_status(struct kwd *d, json_object *st)
+{
+	struct crash_rt *c = d->crash;
+	json_object *o;
+
+	if (!c) {
+		kw_event_add_bool(st, "crash_capture", false);
+		return;
+	}
+	o = json_object_new_object();
+	if (!o)
+		return;
+	kw_event_add_u64(o, "reports", c->reports);
+	kw_event_add_u64(o, "distinct", c->reports - c->repeats);
+	kw_event_add_u64(o, "repeats", c->repeats);
+	kw_event_add_u64(o, "tied_to_blobs", c->tied);
+	kw_event_add_u64(o, "kmsg_overruns", c->overruns);
+	kw_event_add_u64(o, "kmsg_seq", c->last_seq);
+	json_object_object_add(st, "crashes", o);
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Crash capture (crash.c): kernel reports from /dev/kmsg as events, tied
+ * to the fuzz blob in flight when they appear. */
+#ifndef KW_CRASH_H
+#define KW_CRASH_H
+
+#include <json-c/json.h>
+
+struct kwd;
+
+/* Start reading [capture] kmsg_path ([capture] kmsg = yes); state_dir
+ * keeps the log position across restarts (NULL: not kept). */
+int crash_open(struct kwd *d, const char *state_dir);
+/* Read and report every record available now. */
+void crash_drain(struct kwd *d);
+void crash_close(struct kwd *d);
+void crash_status(struct kwd *d, json_object *st);
+
+#endif

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The BPF side of kwatchd: loads bpf/kwatch.bpf.c through its skeleton,
+ * attaches each program while something of its kind is configured (the
+ * catch program while a watch is armed, the fuzz programs while a fuzz
+ * target runs, one perf link per enabled wprobe), and turns ring buffer
+ * records into events, with kernel addresses symbolised from kallsyms.
+ *
+ * A kernel without one of the attach points loads the rest: the missing
+ * one is reported once as a "bpf_unavailable" event.  Records the ring
+ * buffer had no room for are counted per CPU by the programs and
+ * announced as {"type":"lost","source":"bpf","count":N}. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "kwatch.h"
+#include "kwatch.skel.h"
+#include "kwbpf.h"
+#include "kwatchd.h"
+#include "ksym.h"
+#include "log.h"
+#include "util.h"
+#include "wprobe.h"
+
+#define KWB_MAX_WPROBES 16
+#define KSYM_RELOAD_USEC 1000000
+
+enum kwb_prog { P_CATCH, P_FUZZ_ENTRY, P_FUZZ_DONE, P_WPROBE, _P_MAX };
+
+static const struct {
+	const char *name;	/* for events */
+	const char *event;	/* tracefs events/ path of its attach point */
+} prog_info[_P_MAX] = {
+	[P_CATCH] = { "catch", "kstackwatch/ksw_catch" },
+	[P_FUZZ_ENTRY] = { "fuzz_entry", "kfuzztest/kfuzztest_run" },
+	[P_FUZZ_DONE] = { "fuzz_done", "kfuzztest/kfuzztest_done" },
+	[P_WPROBE] = { "wprobe", NULL },
+};
+
+struct kwbpf {
+	struct kwd *d;
+	struct kwatch_bpf *skel;
+	struct ring_buffer *rb;
+	sd_event_source *io;
+	bool usable[_P_MAX];
+	struct bpf_link *link[_P_MAX];		/* the tracepoint programs */
+	struct {
+		char name[KW_NAME_MAX + 1];
+		struct bpf_link *link;
+	} wp[KWB_MAX_WPROBES];
+	struct ksym ksym;
+	bool ksym_ok;
+	uint64_t ksym_loaded_usec;
+	uint64_t records[_P_MAX], lost_reported;
+	int ncpus;
+};
+
+static struct bpf_program *prog_of(struct kwbpf *b, enum kwb_prog p)
+{
+	switch (p) {
+	case P_CATCH: return b->skel->progs.kw_catch;
+	case P_FUZZ_ENTRY: return b->skel->progs.kw_fuzz_entry;
+	case P_FUZZ_DONE: return b->skel->progs.kw_fuzz_done;
+	default: return b->skel->progs.kw_wprobe;
+	}
+}
+
+static void unavailable_event(struct kwd *d, const char *prog, const char *what, int err)
+{
+	json_object *ev = kw_event_new("bpf_unavailable");
+
+	log_warning("bpf: %s: %s: %s", prog, what, strerror(-err));
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "program", prog);
+	kw_event_add_str(ev, "reason", what);
+	kw_event_add_int(ev, "errno", -err);
+	kwd_emit(d, ev);
+}
+
+static void attach_event(struct kwd *d, const char *type, const char *prog, const char *what)
+{
+	json_object *ev = kw_event_new(type);
+
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "program", prog);
+	if (what)
+		kw_event_add_str(ev, "target", what);
+	kwd_emit(d, ev);
+}
+
+/* --- symbols -------------------------------------------------------------- */
+
+/* Modules come and go: a miss reloads kallsyms, at most once a second. */
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void sym(struct kwbpf *b, uint64_t addr, char *buf, size_t n)
+{
+	uint64_t now = mono_usec();
+
+	if (b->ksym_ok && ksym_format(&b->ksym, addr, buf, n) == 0)
+		return;
+	if (now - b->ksym_loaded_usec >= KSYM_RELOAD_USEC) {
+		b->ksym_loaded_usec = now;
+		ksym_free(&b->ksym);
+		b->ksym_ok = ksym_load(&b->ksym, b->d->set.kallsyms) == 0;
+		if (b->ksym_ok && ksym_format(&b->ksym, addr, buf, n) == 0)
+			return;
+	}
+	snprintf(buf, n, "0x%" PRIx64, addr);
+}
+
+static void add_hex(json_object *ev, const char *key, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	kw_event_add_str(ev, key, buf);
+}
+
+static void add_hdr(json_object *ev, const struct kwb_hdr *h)
+{
+	char comm[KWB_COMM_LEN + 1];
+
+	memcpy(comm, h->comm, KWB_COMM_LEN);
+	comm[KWB_COMM_LEN] = '\0';
+	kw_event_add_int(ev, "pid", h->pid);
+	kw_event_add_int(ev, "tid", h->tid);
+	kw_event_add_str(ev, "comm", comm);
+	kw_event_add_int(ev, "cpu", h->cpu);
+	kw_event_add_u64(ev, "ktime_ns", h->ktime_ns);
+}
+
+/* The stack as seen from the breakpoint handler starts with the handler's
+ * own frames (ksw_catch, perf, the #DB entry): the frames that matter
+ * start at the corrupting function, so those above it are dropped. */
+static void add_stack(struct kwbpf *b, json_object *ev, const struct kwb_catch *c,
+		      const char *ip_sym)
+{
+	json_object *arr = json_object_new_array();
+	size_t n = c->nstack > 0 ? (size_t)c->nstack / sizeof(c->stack[0]) : 0;
+	size_t i, first = 0, fn_len = strcspn(ip_sym, "+");
+	char buf[KW_SYM_MAX + 64];
+
+	if (!arr)
+		return;
+	n = n > KWB_STACK_DEPTH ? KWB_STACK_DEPTH : n;
+	for (i = 0; i < n; i++) {
+		sym(b, c->stack[i], buf, sizeof(buf));
+		if (strncmp(buf, ip_sym, fn_len) == 0 && buf[fn_len] == '+') {
+			first = i;
+			break;
+		}
+	}
+	for (i = first; i < n; i++) {
+		sym(b, c->stack[i], buf, sizeof(buf));
+		json_object_array_add(arr, json_object_new_string(buf));
+	}
+	json_object_object_add(ev, "stack", arr);
+	kw_event_add_u64(ev, "handler_frames", first);
+}
+
+static json_object *catch_event(struct kwbpf *b, const struct kwb_catch *c)
+{
+	json_object *ev = kw_event_new("catch");
+	char func[KWB_NAME_LEN + 1], ip_sym[KW_SYM_MAX + 64];
+
+	if (!ev)
+		return NULL;
+	memcpy(func, c->func, KWB_NAME_LEN);
+	func[KWB_NAME_LEN] = '\0';
+	sym(b, c->ip, ip_sym, sizeof(ip_sym));
+	kw_event_add_str(ev, "func", func);
+	add_hex(ev, "addr", c->addr);
+	kw_event_add_u64(ev, "len", c->len);
+	kw_event_add_u64(ev, "depth", c->depth);
+	kw_event_add_int(ev, "watched_pid", c->watched_pid);
+	add_hex(ev, "ip", c->ip);
+	kw_event_add_str(ev, "ip_sym", ip_sym);
+	add_hdr(ev, &c->h);
+	if (c->nstack < 0)
+		kw_event_add_int(ev, "stack_errno", -c->nstack);
+	else
+		add_stack(b, ev, c, ip_sym);
+	return ev;
+}
+
+static json_object *fuzz_event(struct kwbpf *b, const struct kwb_fuzz *f)
+{
+	json_object *ev = kw_event_new(f->h.kind == KWB_FUZZ_ENTRY ? "fuzz_entry" : "fuzz_done");
+	char target[KWB_NAME_LEN + 1];
+	const char *blob = kwd_inflight_blob(b->d, NULL);
+
+	if (!ev)
+		return NULL;
+	memcpy(target, f->target, KWB_NAME_LEN);
+	target[KWB_NAME_LEN] = '\0';
+	kw_event_add_str(ev, "target", target);
+	kw_event_add_u64(ev, "size", f->size);
+	if (f->h.kind == KWB_FUZZ_ENTRY) {
+		kw_event_add_u64(ev, "regions", f->regions);
+	} else {
+		kw_event_add_u64(ev, "duration_ns", f->duration_ns);
+		kw_event_add_int(ev, "result", f->result);
+	}
+	/* The daemon's own write: name the blob it was replaying. */
+	if (blob && (pid_t)f->h.pid == getpid())
+		kw_event_add_str(ev, "blob", blob);
+	add_hdr(ev, &f->h);
+	return ev;
+}
+
+static json_object *wprobe_event(struct kwbpf *b, const struct kwb_wprobe *w)
+{
+	json_object *ev = kw_event_new("wprobe_sample");
+	char ip_sym[KW_SYM_MAX + 64];
+
+	if (!ev)
+		return NULL;
+	if (w->cookie < KWB_MAX_WPROBES && b->wp[w->cookie].name[0])
+		kw_event_add_str(ev, "name", b->wp[w->cookie].name);
+	sym(b, w->ip, ip_sym, sizeof(ip_sym));
+	add_hex(ev, "ip", w->ip);
+	kw_event_add_str(ev, "ip_sym", ip_sym);
+	add_hdr(ev, &w->h);
+	return ev;
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct kwbpf *b = ctx;
+	const struct kwb_hdr *h = data;
+	json_object *ev = NULL;
+
+	if (size < sizeof(*h))
+		return 0;
+	switch (h->kind) {
+	case KWB_CATCH:
+		if (size >= sizeof(struct kwb_catch))
+			ev = catch_event(b, data);
+		b->records[P_CATCH]++;
+		break;
+	case KWB_FUZZ_ENTRY:
+	case KWB_FUZZ_DONE:
+		if (size >= sizeof(struct kwb_fuzz))
+			ev = fuzz_event(b, data);
+		b->records[h->kind == KWB_FUZZ_ENTRY ? P_FUZZ_ENTRY : P_FUZZ_DONE]++;
+		break;
+	case KWB_WPROBE:
+		if (size >= sizeof(struct kwb_wprobe))
+			ev = wprobe_event(b, data);
+		b->records[P_WPROBE]++;
+		break;
+	}
+	if (ev)
+		kwd_emit(b->d, ev);
+	return 0;
+}
+
+static uint64_t lost_total(struct kwbpf *b)
+{
+	uint64_t *vals = calloc(b->ncpus, sizeof(*vals)), sum = 0;
+	uint32_t zero = 0;
+	int i;
+
+	if (!vals)
+		return b->lost_reported;
+	if (bpf_map__lookup_elem(b->skel->maps.lost, &zero, sizeof(zero), vals,
+				 sizeof(*vals) * b->ncpus, 0) == 0)
+		for (i = 0; i < b->ncpus; i++)
+			sum += vals[i];
+	free(vals);
+	return sum;
+}
+
+void kwbpf_poll(struct kwd *d)
+{
+	struct kwbpf *b = d->bpf;
+	uint64_t lost;
+	json_object *ev;
+
+	if (!b)
+		return;
+	ring_buffer__consume(b->rb);
+	lost = lost_total(b);
+	if (lost <= b->lost_reported)
+		return;
+	ev = kw_event_new("lost");
+	if (ev) {
+		kw_event_add_str(ev, "source", "bpf");
+		kw_event_add_u64(ev, "count", lost - b->lost_reported);
+		kw_event_add_u64(ev, "total", lost);
+		kwd_emit(d, ev);
+	}
+	log_warning("bpf: ring buffer full, %" PRIu64 " records lost", lost - b->lost_reported);
+	b->lost_reported = lost;
+}
+
+static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	(void)s;
+	(void)fd;
+	(void)revents;
+	kwbpf_poll(userdata);
+	return 0;
+}
+
+/* --- attach and detach --------------------------------------------------- */
+
+static bool event_exists(struct kwd *d, const char *event)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%.2000s/events/%s/id", d->set.tracefs, event);
+	return access(path, R_OK) == 0;
+}
+
+static void set_tp(struct kwbpf *b, enum kwb_prog p, bool want)
+{
+	struct bpf_link *l;
+	long err;
+
+	if (!b->usable[p] || want == !!b->link[p])
+		return;
+	if (!want) {
+		bpf_link__destroy(b->link[p]);
+		b->link[p] = NULL;
+		attach_event(b->d, "bpf_detached", prog_info[p].name, prog_info[p].event);
+		return;
+	}
+	l = bpf_program__attach(prog_of(b, p));
+	err = libbpf_get_error(l);
+	if (err) {
+		unavailable_event(b->d, prog_info[p].name, "attach failed", (int)err);
+		b->usable[p] = false;
+		return;
+	}
+	b->link[p] = l;
+	attach_event(b->d, "bpf_attached", prog_info[p].name, prog_info[p].event);
+}
+
+static int wprobe_attach(struct kwbpf *b, unsigned int slot, const char *name)
+{
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = slot);
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.sample_period = 1,
+		.wakeup_events = 1,
+	};
+	_cleanup_free_ char *text = NULL;
+	char path[PATH_MAX];
+	struct bpf_link *l;
+	int fd, r;
+
+	snprintf(path, sizeof(path), "%.2000s/events/%s/%s/id", b->d->set.tracefs,
+		 KW_WPROBE_GROUP, name);
+	r = kw_read_file(path, 64, &text, NULL);
+	if (r < 0)
+		return r;
+	attr.config = strtoull(text, NULL, 10);
+	/* A trace event's BPF program runs on every CPU: one fd is enough. */
+	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	l = bpf_program__attach_perf_event_opts(b->skel->progs.kw_wprobe, fd, &opts);
+	r = (int)libbpf_get_error(l);
+	if (r) {
+		close(fd);
+		return r;
+	}
+	b->wp[slot].link = l;	/* the link closes fd */
+	snprintf(b->wp[slot].name, sizeof(b->wp[slot].name), "%s", name);
+	return 0;
+}
+
+static bool wprobe_wanted(struct kwd *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_cur; i++)
+		if (d->cur[i].kind == KW_WPROBE && d->cur[i].wprobe.enabled &&
+		    strcmp(d->cur[i].wprobe.name, name) == 0)
+			return true;
+	return false;
+}
+
+static bool wprobe_attached(struct kwbpf *b, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < KWB_MAX_WPROBES; i++)
+		if (b->wp[i].link && strcmp(b->wp[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+static void sync_wprobes(struct kwbpf *b)
+{
+	struct kwd *d = b->d;
+	unsigned int i;
+	size_t j;
+	int r;
+
+	for (i = 0; i < KWB_MAX_WPROBES; i++) {
+		if (!b->wp[i].link || wprobe_wanted(d, b->wp[i].name))
+			continue;
+		bpf_link__destroy(b->wp[i].link);
+		b->wp[i].link = NULL;
+		attach_event(d, "bpf_detached", "wprobe", b->wp[i].name);
+	}
+	if (!b->usable[P_WPROBE] || !d->wprobe_ok)
+		return;
+	for (j = 0; j < d->n_cur; j++) {
+		const struct kw_wprobe *p = &d->cur[j].wprobe;
+
+		if (d->cur[j].kind != KW_WPROBE || !p->enabled || wprobe_attached(b, p->name))
+			continue;
+		for (i = 0; i < KWB_MAX_WPROBES && b->wp[i].link; i++)
+			;
+		if (i == KWB_MAX_WPROBES) {
+			log_warning("bpf: more than %d wprobes, %s not followed by BPF",
+				    KWB_MAX_WPROBES, p->name);
+			continue;
+		}
+		r = wprobe_attach(b, i, p->name);
+		if (r < 0) {
+			/* Not fatal: its hits still arrive through tracefs. */
+			log_warning("bpf: cannot attach to wprobe %s: %s", p->name, strerror(-r));
+			continue;
+		}
+		attach_event(d, "bpf_attached", "wprobe", p->name);
+	}
+}
+
+void kwbpf_sync(struct kwd *d)
+{
+	struct kwbpf *b = d->bpf;
+
+	if (!b)
+		return;
+	set_tp(b, P_CATCH, d->armed_line[0] != '\0');
+	set_tp(b, P_FUZZ_ENTRY, d->n_fuzz > 0);
+	set_tp(b, P_FUZZ_DONE, d->n_fuzz > 0);
+	sync_wprobes(b);
+}
+
+/* --- life cycle ---------------------------------------------------------- */
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char buf[512];
+
+	if (level == LIBBPF_DEBUG)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	buf[strcspn(buf, "\n")] = '\0';
+	log_debug("libbpf: %s", buf);
+	return 0;
+}
+
+void kwbpf_close(struct kwd *d)
+{
+	struct kwbpf *b = d->bpf;
+	unsigned int i;
+
+	if (!b)
+		return;
+	sd_event_source_disable_unref(b->io);
+	for (i = 0; i < _P_MAX; i++)
+		bpf_link__destroy(b->link[i]);
+	for (i = 0; i < KWB_MAX_WPROBES; i++)
+		bpf_link__destroy(b->wp[i].link);
+	ring_buffer__free(b->rb);
+	kwatch_bpf__destroy(b->skel);
+	ksym_free(&b->ksym);
+	free(b);
+	d->bpf = NULL;
+}
+
+int kwbpf_open(struct kwd *d)
+{
+	struct kwbpf *b;
+	unsigned int p;
+	int r;
+
+	if (!d->set.bpf)
+		return 0;
+	libbpf_set_print(print_libbpf);
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->d = d;
+	d->bpf = b;
+	b->ncpus = libbpf_num_possible_cpus();
+	b->skel = kwatch_bpf__open();
+	if (!b->skel) {
+		r = -errno;
+		unavailable_event(d, "all", "cannot open the BPF object", r);
+		goto fail;
+	}
+	/* Leave out a program whose attach point this kernel lacks: its
+	 * CO-RE relocations would fail the whole load. */
+	for (p = 0; p < _P_MAX; p++) {
+		b->usable[p] = true;
+		if (prog_info[p].event && !event_exists(d, prog_info[p].event)) {
+			b->usable[p] = false;
+			bpf_program__set_autoload(prog_of(b, p), false);
+			unavailable_event(d, prog_info[p].name,
+					  "no such trace event in this kernel", -ENOENT);
+		}
+	}
+	bpf_map__set_max_entries(b->skel->maps.events, d->set.ringbuf_kib * 1024);
+	r = kwatch_bpf__load(b->skel);
+	if (r < 0) {
+		unavailable_event(d, "all", "cannot load the BPF programs (BTF, CAP_BPF?)", r);
+		goto fail;
+	}
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), on_record, b, NULL);
+	if (!b->rb) {
+		r = -errno;
+		goto fail;
+	}
+	r = sd_event_add_io(d->ev, &b->io, ring_buffer__epoll_fd(b->rb), EPOLLIN, on_ring, d);
+	if (r < 0)
+		goto fail;
+	b->ksym_loaded_usec = mono_usec();
+	b->ksym_ok = ksym_load(&b->ksym, d->set.kallsyms) == 0;
+	if (!b->ksym_ok)
+		log_warning("bpf: no symbols from %s: addresses stay numeric", d->set.kallsyms);
+	log_info("bpf: programs loaded, ring buffer %u KiB", d->set.ringbuf_kib);
+	return 0;
+fail:
+	kwbpf_close(d);
+	return r;
+}
+
+void kwbpf_status(struct kwd *d, json_object *st)
+{
+	struct kwbpf *b = d->bpf;
+	json_object *o, *att;
+	unsigned int i;
+
+	if (!b) {
+		kw_event_add_bool(st, "bpf", false);
+		return;
+	}
+	o = json_object_new_object();
+	att = json_object_new_array();
+	if (!o || !att) {
+		json_object_put(o);
+		json_object_put(att);
+		return;
+	}
+	for (i = 0; i < _P_MAX; i++) {
+		if (b->link[i])
+			json_object_array_add(att, json_object_new_string(prog_info[i].name));
+		kw_event_add_u64(o, prog_info[i].name, b->records[i]);
+	}
+	for (i = 0; i < KWB_MAX_WPROBES; i++)
+		if (b->wp[i].link)
+			json_object_array_add(att, json_object_new_string(b->wp[i].name));
+	kw_event_add_u64(o, "lost", b->lost_reported);
+	kw_event_add_u64(o, "ringbuf_kib", d->set.ringbuf_kib);
+	json_object_object_add(o, "attached", att);
+	json_object_object_add(st, "bpf", o);
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* kwatchd's BPF loader (kwbpf.c): programs of bpf/kwatch.bpf.c attached
+ * while their kind of object is configured, one ring buffer read in the
+ * event loop. */
+#ifndef KW_KWBPF_H
+#define KW_KWBPF_H
+
+#include <json-c/json.h>
+
+struct kwd;
+
+/* Load the programs ([capture] bpf = yes).  A kernel or a process that
+ * cannot have them gets a bpf_unavailable event and 0: the rest of the
+ * daemon works without them. */
+int kwbpf_open(struct kwd *d);
+/* Attach and detach to match the configuration in force. */
+void kwbpf_sync(struct kwd *d);
+/* Read what the ring buffer holds now, and announce new losses. */
+void kwbpf_poll(struct kwd *d);
+void kwbpf_close(struct kwd *d);
+void kwbpf_status(struct kwd *d, json_object *st);
+
+#endif

@@ -1,0 +1,306 @@
+#!/bin/bash
+# Suite "kwatchd-bpf": kwatchd's libbpf programs and crash capture, all on
+# the real interfaces: /proc/kstackwatch, the KFuzzTest debugfs inputs, a
+# wprobe, /dev/kmsg.  Events are read from the daemon's socket.
+. /opt/kwatch/tests/guest/ktap.sh
+. /opt/kwatch/tests/guest/kstackwatch.sh
+. /opt/kwatch/tests/guest/kfuzztest.sh
+
+CONF=/etc/kwatchd
+SPOOLS=/var/lib/kwatchd/spool
+CRASHES=/var/lib/kwatchd/crashes
+EV=/tmp/kwatchd-bpf-events.ndjson
+SOCKSTAT=/opt/kwatch/bin/kwatch-sockstat
+MODDIR=/opt/kwatch/modules
+PLAT=/sys/kernel/debug/kwatch_platform
+VAR=/sys/kernel/debug/kwatch_wprobe/var
+
+events_of() { grep "\"type\":\"$1\"" "$EV"; }
+follow_start() { kwatchctl follow -r >"$EV" 2>/dev/null & FOLLOW=$!; sleep 0.3; }
+follow_stop() { sleep 0.3; kill "$FOLLOW" 2>/dev/null; wait "$FOLLOW" 2>/dev/null; }
+put() { printf '%b' "$3" >"$1/.$2.tmp" && mv "$1/.$2.tmp" "$1/$2"; }	# atomic, by rename
+# field KEY: the string or number value of KEY in each line on stdin.
+field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",]*\).*/\1/p"; }
+seq_of() { field seq; }
+# at_least N DIR: DIR holds N files or more (for wait_for).
+at_least() { [ "$(ls "$2" | wc -l)" -ge "$1" ]; }
+disarmed() { [ -z "$(cat $KSW)" ]; }
+
+# What the daemon says, for a failing test.
+diag() {
+	echo "--- kwatchctl status"; kwatchctl status 2>&1 | head -n 30
+	echo "--- dynamic_events"; cat /sys/kernel/tracing/dynamic_events
+	echo "--- journal"; journalctl -u kwatchd -n 25 --no-pager -o cat 2>&1
+	return 1
+}
+# wprobe_attached NAME: the BPF program follows wprobe NAME.
+wprobe_attached() { kwatchctl status -r | head -n1 | grep -q "\"attached\":\[[^]]*\"$1\""; }
+
+# write_conf [CAPTURE_LINES]: kwatchd.conf for this suite, then restart.
+write_conf() {
+	cat >$CONF/kwatchd.conf <<CONF
+[daemon]
+push = /dev/virtio-ports/org.kwatch.events
+queue_events = 200000
+queue_kib = 262144
+[capture]
+$1
+CONF
+	systemctl restart kwatchd || return 1
+	wait_for 10 test -S /run/kwatchd/events.sock
+}
+
+# A /proc/kstackwatch line "func+0xOFF[+depth] [off:len]" as a watch file.
+watch_file_of() {
+	local spec=${1%% *} var= fn off depth=
+	[ "$spec" != "$1" ] && var=${1#* }
+	fn=${spec%%+*}
+	off=${spec#*+}
+	case $off in *+*) depth=${off#*+}; off=${off%%+*} ;; esac
+	printf '[watch]\nfunction = %s\nip_offset = %s\n' "$fn" "$off"
+	[ -n "$depth" ] && printf 'depth = %s\n' "$depth"
+	[ -n "$var" ] && printf 'local = %s\n' "$var"
+	return 0
+}
+
+t_setup() {
+	rm -f $CONF/watch.d/*.conf $CONF/wprobe.d/*.conf $CONF/fuzz.d/*.conf
+	[ -d $PLAT ] || insmod $MODDIR/kwatch_platform.ko || fail "insmod kwatch_platform" || return 1
+	[ -e $VAR ] || insmod $MODDIR/kwatch_wprobe_target.ko || fail "insmod kwatch_wprobe_target" || return 1
+	cp $CONF/kwatchd.conf /tmp/kwatchd.conf.orig
+	follow_start
+	write_conf "" || { follow_stop; fail "kwatchd restart"; return 1; }
+	sleep 1
+	follow_stop
+	kwatchctl status -r | head -n1 | grep -o '"bpf":{[^}]*}' || fail "status has no bpf object" || return 1
+	if events_of bpf_unavailable; then
+		fail "a program was not loaded on this kernel"
+		return 1
+	fi
+	echo "no bpf_unavailable event: every attach point exists"
+}
+
+# Each KStackWatch test: a catch event naming the watched function, the
+# corrupting instruction's function, and a stack that starts there.
+catch_case() { # TEST CORRUPTER CALLER
+	local line ev stack
+	line=$(line_for "$1")
+	put $CONF/watch.d w.conf "$(watch_file_of "$line")"
+	wait_for 5 grep -qxF "$line" $KSW || fail "$1: '$line' not armed: '$(cat $KSW)'" || return 1
+	follow_start
+	echo "$1" >$KT
+	wait_for 10 grep -q '"type":"catch"' "$EV"
+	follow_stop
+	rm $CONF/watch.d/w.conf
+	wait_for 5 disarmed || fail "not disarmed: '$(cat $KSW)'" || return 1
+	expect_eq "$1: catch events" "$(events_of catch | wc -l)" 1 || return 1
+	ev=$(events_of catch)
+	echo "$ev" | cut -c1-600
+	expect_eq "$1: watched function" "$(echo "$ev" | field func)" "${line%%+*}" || return 1
+	echo "$ev" | field ip_sym | grep -qE "^$2(\.[a-z0-9.]+)?\+0x" ||
+		fail "$1: corrupting ip is not in $2" || return 1
+	stack=$(echo "$ev" | sed -n 's/.*"stack":\[\([^]]*\)\].*/\1/p' | tr -d '"' | tr ',' '\n')
+	echo "$stack" | head -n1 | grep -qE "^$2(\.[a-z0-9.]+)?\+0x" ||
+		fail "$1: top frame is not $2: $(echo "$stack" | head -n1)" || return 1
+	if [ -n "$3" ]; then
+		echo "$stack" | sed -n 2p | grep -qE "^$3(\.[a-z0-9.]+)?\+0x" ||
+			fail "$1: second frame is not $3: $(echo "$stack" | sed -n 2p)" || return 1
+	fi
+	echo "$stack" | grep -q '^vfs_write+0x' || fail "$1: the stack does not reach vfs_write" || return 1
+	echo "$1: top frames $(echo "$stack" | head -n3 | xargs)"
+}
+
+t_catch_canary_write() { catch_case test0 ksw_watch_fire canary_test_write; }
+t_catch_canary_overflow() { catch_case test1 canary_test_overflow; }
+t_catch_silent_corruption() { catch_case test2 silent_corruption_corrupting; }
+t_catch_recursive_depth() { catch_case test3 recursive_corruption_test recursive_corruption_test; }
+
+# Catch to socket latency: the catch event's ktime_ns against its receipt.
+t_catch_latency() {
+	local line out
+	line=$(line_for test0)
+	put $CONF/watch.d w.conf "$(watch_file_of "$line")"
+	wait_for 5 grep -qxF "$line" $KSW || fail "not armed" || return 1
+	$SOCKSTAT -t catch -n 5 -w 20 >/tmp/lat.txt 2>/dev/null &
+	sleep 0.5
+	for _ in 1 2 3 4 5; do echo test0 >$KT; sleep 0.2; done
+	wait $! || { cat /tmp/lat.txt; fail "fewer than 5 catch events"; return 1; }
+	rm $CONF/watch.d/w.conf
+	out=$(cat /tmp/lat.txt)
+	echo "$out"
+	echo "kwatch-bench: catch-to-socket latency (TCG): $(echo "$out" | sed -n 's/^latency_us //p') us"
+}
+
+# Blobs replayed from a real KFuzzTest spool: for each, one fuzz_entry and
+# one fuzz_done (from BPF) naming it, then its fuzz_exec, in seq order.
+t_fuzz_entry_done_per_blob() {
+	local sp=$SPOOLS/test_trivial i b e d x bad=0
+	put $CONF/fuzz.d trivial.conf '[fuzz]\ntarget = test_trivial\n'
+	wait_for 10 test -d $sp/done || fail "spool not started" || return 1
+	follow_start
+	for i in 1 2 3 4 5 6 7 8; do
+		kft_blob $W/t$i "0:16" "" "$(trivial_payload $((i * 100)))"
+		cp $W/t$i $sp/.b$i && mv $sp/.b$i $sp/b$i
+	done
+	wait_for 30 at_least 8 $sp/done
+	follow_stop
+	rm $CONF/fuzz.d/trivial.conf
+	ls $sp/done | xargs
+	expect_eq "blobs done" "$(ls $sp/done | wc -l)" 8 || return 1
+	for i in 1 2 3 4 5 6 7 8; do
+		b="\"blob\":\"b$i\""
+		e=$(events_of fuzz_entry | grep "$b" | seq_of)
+		d=$(events_of fuzz_done | grep "$b" | seq_of)
+		x=$(events_of fuzz_exec | grep "$b" | seq_of)
+		echo "b$i: entry=$e done=$d exec=$x"
+		[ "$(echo "$e" | wc -w)" = 1 ] && [ "$(echo "$d" | wc -w)" = 1 ] &&
+			[ "$(echo "$x" | wc -w)" = 1 ] && [ "$e" -lt "$d" ] && [ "$d" -lt "$x" ] || bad=1
+	done
+	[ $bad = 0 ] || fail "not one entry < done < exec per blob" || return 1
+	events_of fuzz_done | grep '"blob":"b1"' | grep -q '"target":"test_trivial"' ||
+		fail "fuzz_done lacks the target" || return 1
+	events_of fuzz_done | grep '"blob":"b1"' | grep -q '"result":0' || fail "b1 result not 0"
+}
+
+# A blob that makes KASAN report: one crash event tied to it, the blob and
+# the report kept in crashes/<target>/; a second such blob is counted as a
+# repeat of the same crash, not reported again.
+t_kasan_crash_tied_to_blob() {
+	local tgt=test_overflow_on_nested_buffer sp=$SPOOLS/test_overflow_on_nested_buffer ev
+	put $CONF/fuzz.d nested.conf "[fuzz]\ntarget = $tgt\n"
+	wait_for 10 test -d $sp/done || fail "spool not started" || return 1
+	kft_blob $W/n_ok "$NESTED_REGS" "0:0:1 0:16:4294967295" "$NESTED_PAYLOAD"
+	kft_blob $W/n_oob "$NESTED_REGS" "0:0:1 0:16:2" "$NESTED_PAYLOAD"
+	follow_start
+	cp $W/n_ok $sp/.a && mv $sp/.a $sp/a-skip
+	cp $W/n_oob $sp/.b && mv $sp/.b $sp/b-oob
+	wait_for 30 at_least 2 $sp/done
+	cp $W/n_oob $sp/.c && mv $sp/.c $sp/c-oob-again
+	wait_for 30 at_least 3 $sp/done
+	follow_stop
+	rm $CONF/fuzz.d/nested.conf
+	expect_eq "crash events" "$(events_of crash | wc -l)" 1 || return 1
+	ev=$(events_of crash)
+	echo "$ev" | cut -c1-400
+	expect_eq "kind" "$(echo "$ev" | field kind)" kasan || return 1
+	expect_eq "function" "$(echo "$ev" | field function)" overflow_on_nested_buffer || return 1
+	expect_eq "target" "$(echo "$ev" | field target)" $tgt || return 1
+	expect_eq "blob" "$(echo "$ev" | field blob)" b-oob || return 1
+	echo "$ev" | grep -q '"access":"read"' || echo "$ev" | grep -q '"access":"write"' ||
+		fail "no access kind" || return 1
+	ls -l $CRASHES/$tgt
+	cmp $W/n_oob $CRASHES/$tgt/b-oob || { fail "crashes/ lacks the blob"; diag; return 1; }
+	grep -q 'BUG: KASAN: slab-out-of-bounds in overflow_on_nested_buffer' $CRASHES/$tgt/b-oob.report ||
+		fail "no report beside the blob" || return 1
+	events_of crash_repeat | grep '"blob":"c-oob-again"' | grep -q '"count":2' ||
+		fail "the second report is not a counted repeat" || return 1
+	events_of crash_repeat | grep -q '"blob":"a-skip"' && { fail "a-skip tied to a crash"; return 1; }
+	return 0
+}
+
+# Reports outside a replay: a WARNING and a page-fault oops from the
+# platform module, each one crash event of its kind naming its function.
+t_crash_kinds() {
+	local ev
+	follow_start
+	echo warn >$PLAT/crash
+	sh -c "echo null >$PLAT/crash" 2>/dev/null
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"crash\"' $EV) -ge 2 ]"
+	follow_stop
+	events_of crash | cut -c1-300
+	ev=$(events_of crash | grep '"kind":"warning"')
+	expect_eq "warning function" "$(echo "$ev" | field function)" kwatch_platform_warn || return 1
+	ev=$(events_of crash | grep -v '"kind":"warning"')
+	echo "$ev" | field kind | grep -qE '^(oops|bug)$' || fail "null store: kind $(echo "$ev" | field kind)" || return 1
+	expect_eq "oops function" "$(echo "$ev" | field function)" kwatch_platform_null_store || return 1
+	expect_eq "oops access" "$(echo "$ev" | field access)" write
+}
+
+# A wprobe followed by BPF: a burst bigger than the ring buffer while the
+# daemon is stopped gives a lost record; delivered + lost = emitted.
+t_ring_buffer_lost_count() {
+	local n=3000 got lost
+	write_conf "ringbuf_kib = 4" || fail "restart with a 4 KiB ring" || return 1
+	put $CONF/wprobe.d v.conf '[wprobe]\nname = kwv\naccess = w\nsymbol = kwt_var\nlength = 8\n'
+	wait_for 10 wprobe_attached kwv || { fail "wprobe kwv not attached"; diag; return 1; }
+	$SOCKSTAT -t wprobe_sample -n $n -w 15 -o /tmp/burst.ndjson >/tmp/burst.txt 2>/dev/null &
+	sleep 0.5
+	kill -STOP "$(systemctl show -p MainPID --value kwatchd)"
+	echo "burst $n" >$VAR
+	kill -CONT "$(systemctl show -p MainPID --value kwatchd)"
+	wait $!
+	cat /tmp/burst.txt
+	got=$(grep -c '"type":"wprobe_sample"' /tmp/burst.ndjson)
+	lost=$(grep '"type":"lost"' /tmp/burst.ndjson | grep '"source":"bpf"' | field count | awk '{ s += $1 } END { print s + 0 }')
+	rm $CONF/wprobe.d/v.conf
+	echo "emitted $n, delivered $got, lost ${lost:-0}"
+	[ "${lost:-0}" -gt 0 ] || fail "no lost record" || return 1
+	expect_eq "delivered + lost" $((got + lost)) $n
+}
+
+# BPF events per second to a socket client before drops: a burst on the
+# wprobe with the default ring buffer, the daemon running.
+t_bpf_event_rate() {
+	local n=4000 out
+	write_conf "" || fail "restart" || return 1
+	put $CONF/wprobe.d v.conf '[wprobe]\nname = kwv\naccess = w\nsymbol = kwt_var\nlength = 8\n'
+	wait_for 10 wprobe_attached kwv || { fail "wprobe kwv not attached"; diag; return 1; }
+	$SOCKSTAT -t wprobe_sample -n $n -w 15 -o /tmp/rate.ndjson >/tmp/rate.txt 2>/dev/null &
+	sleep 0.5
+	echo "burst $n" >$VAR
+	wait $!
+	rm $CONF/wprobe.d/v.conf
+	out=$(cat /tmp/rate.txt)
+	echo "$out"
+	echo "kwatch-bench: BPF wprobe events to one socket client (TCG): $(echo "$out" | sed -n 's/.*rate=\([0-9]*\).*/\1/p')/s, lost $(grep '"type":"lost"' /tmp/rate.ndjson | grep -c bpf) records"
+}
+
+# The extra cost of a fuzz execution with the programs attached vs not:
+# the same blobs through the daemon's spool, in one boot.
+t_fuzz_cost_attached_vs_detached() {
+	local n=300 sp=$SPOOLS/test_trivial mode t0 t1 on off
+	kft_blob $W/tcost "0:16" "" "$(trivial_payload 5)"
+	for mode in no yes; do
+		write_conf "bpf = $mode" || return 1
+		put $CONF/fuzz.d trivial.conf '[fuzz]\ntarget = test_trivial\n'
+		wait_for 10 test -d $sp/done || fail "spool not started" || return 1
+		rm -rf $sp/done/* $sp/.stage
+		mkdir -p $sp/.stage
+		for i in $(seq $n); do cp $W/tcost $sp/.stage/c$i; done
+		t0=$(date +%s%N)
+		mv $sp/.stage/* $sp/
+		wait_for 120 at_least $n $sp/done || fail "bpf=$mode: not all replayed" || return 1
+		t1=$(date +%s%N)
+		rm $CONF/fuzz.d/trivial.conf
+		eval "us_$mode=$(((t1 - t0) / 1000 / n))"
+		echo "bpf=$mode: $n blobs in $(((t1 - t0) / 1000000)) ms"
+	done
+	on=$us_yes
+	off=$us_no
+	echo "kwatch-bench: fuzz exec through kwatchd (TCG): ${off} us detached, ${on} us attached, ratio $(awk -v a=$on -v b=$off 'BEGIN { printf "%.2f", a / b }')"
+}
+
+# The host collector (virtio-serial port -> events.ndjson on the host) gets
+# the same seq numbers as a socket client: the client's view is printed as
+# "kwatch-collector-seqs: FIRST LAST COUNT SUM" and vm.sh compares it with
+# the host's file after the run.
+t_collector_same_seqs() {
+	local s
+	write_conf "" || fail "restart" || return 1
+	follow_start
+	kwatchctl bench 500 >/dev/null
+	wait_for 20 sh -c "grep -q '\"left\":0[,}]' $EV" || fail "bench events did not all arrive" || return 1
+	follow_stop
+	s=$(events_of bench | seq_of)
+	expect_eq "bench events on the socket" "$(echo "$s" | wc -l)" 500 || return 1
+	echo "kwatch-collector-seqs: $(echo "$s" | head -n1) $(echo "$s" | tail -n1) $(echo "$s" | wc -l) $(echo "$s" | awk '{ t += $1 } END { print t }')"
+}
+
+t_restore() {
+	rm -f $CONF/watch.d/*.conf $CONF/wprobe.d/*.conf $CONF/fuzz.d/*.conf
+	cp /tmp/kwatchd.conf.orig $CONF/kwatchd.conf
+	systemctl restart kwatchd
+	expect_eq "kwatchd" "$(systemctl is-active kwatchd)" active
+}
+
+ktap_main
