@@ -412,6 +412,23 @@ static bool wprobe_attached(struct kwbpf *b, const char *name)
 	return false;
 }
 
+static void detach_slot(struct kwbpf *b, unsigned int i)
+{
+	bpf_link__destroy(b->wp[i].link);
+	b->wp[i].link = NULL;
+	attach_event(b->d, "bpf_detached", "wprobe", b->wp[i].name);
+}
+
+void kwbpf_wprobe_detach(struct kwd *d, const char *name)
+{
+	struct kwbpf *b = d->bpf;
+	unsigned int i;
+
+	for (i = 0; b && i < KWB_MAX_WPROBES; i++)
+		if (b->wp[i].link && strcmp(b->wp[i].name, name) == 0)
+			detach_slot(b, i);
+}
+
 static void sync_wprobes(struct kwbpf *b)
 {
 	struct kwd *d = b->d;
@@ -419,13 +436,9 @@ static void sync_wprobes(struct kwbpf *b)
 	size_t j;
 	int r;
 
-	for (i = 0; i < KWB_MAX_WPROBES; i++) {
-		if (!b->wp[i].link || wprobe_wanted(d, b->wp[i].name))
-			continue;
-		bpf_link__destroy(b->wp[i].link);
-		b->wp[i].link = NULL;
-		attach_event(d, "bpf_detached", "wprobe", b->wp[i].name);
-	}
+	for (i = 0; i < KWB_MAX_WPROBES; i++)
+		if (b->wp[i].link && !wprobe_wanted(d, b->wp[i].name))
+			detach_slot(b, i);
 	if (!b->usable[P_WPROBE] || !d->wprobe_ok)
 		return;
 	for (j = 0; j < d->n_cur; j++) {

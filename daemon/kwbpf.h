@@ -15,6 +15,9 @@ struct kwd;
 int kwbpf_open(struct kwd *d);
 /* Attach and detach to match the configuration in force. */
 void kwbpf_sync(struct kwd *d);
+/* Detach from wprobe name before it is removed (it is busy while a perf
+ * event holds it). */
+void kwbpf_wprobe_detach(struct kwd *d, const char *name);
 /* Read what the ring buffer holds now, and announce new losses. */
 void kwbpf_poll(struct kwd *d);
 void kwbpf_close(struct kwd *d);

@@ -129,6 +129,8 @@ static void wp_remove(struct kwd *d, const struct kw_file *f)
 {
 	if (!f->wprobe.enabled || !d->wprobe_ok)
 		return;
+	/* A perf event with our program holds the event: let go first. */
+	kwbpf_wprobe_detach(d, f->wprobe.name);
 	wprobe_remove(d->set.tracefs, d->set.instance, &f->wprobe);
 	obj_event(d, "wprobe_removed", f, "name", f->wprobe.name);
 }

@@ -255,11 +255,23 @@ t_bpf_event_rate() {
 	echo "kwatch-bench: BPF wprobe events to one socket client (TCG): $(echo "$out" | sed -n 's/.*rate=\([0-9]*\).*/\1/p')/s, lost $(grep '"type":"lost"' /tmp/rate.ndjson | grep -c bpf) records"
 }
 
-# The extra cost of a fuzz execution with the programs attached vs not:
-# the same blobs through the daemon's spool, in one boot.
+# The extra cost of a fuzz execution with the programs attached vs not, in
+# one boot: (a) direct writes of one blob (kfuzztest-bench), the programs
+# attached because a fuzz file is configured, the daemon turning their
+# records into events, vs no fuzz file; (b) the same blobs through the
+# daemon's spool (claim, write, fsynced moves) with [capture] bpf = yes/no.
 t_fuzz_cost_attached_vs_detached() {
-	local n=300 sp=$SPOOLS/test_trivial mode t0 t1 on off
+	local n=300 runs=3000 sp=$SPOOLS/test_trivial mode t0 t1 r_on r_off
+	local bench=/opt/kwatch/bin/kfuzztest-bench
 	kft_blob $W/tcost "0:16" "" "$(trivial_payload 5)"
+	write_conf "" || return 1
+	r_off=$($bench $KFT/test_trivial/input $W/tcost $runs | awk '{ print $(NF - 1) }')
+	put $CONF/fuzz.d idle.conf '[fuzz]\ntarget = test_trivial\nspool = /var/lib/kwatchd/idle\n'
+	wait_for 10 sh -c "kwatchctl status -r | head -n1 | grep -q '\"attached\":\[[^]]*fuzz_entry'" ||
+		{ fail "fuzz programs not attached"; diag; return 1; }
+	r_on=$($bench $KFT/test_trivial/input $W/tcost $runs | awk '{ print $(NF - 1) }')
+	rm $CONF/fuzz.d/idle.conf
+	echo "kwatch-bench: direct KFuzzTest writes (TCG): $r_off runs/s detached, $r_on runs/s attached, cost ratio $(awk -v a="$r_off" -v b="$r_on" 'BEGIN { printf "%.2f", a / b }')"
 	for mode in no yes; do
 		write_conf "bpf = $mode" || return 1
 		put $CONF/fuzz.d trivial.conf '[fuzz]\ntarget = test_trivial\n'
@@ -275,9 +287,7 @@ t_fuzz_cost_attached_vs_detached() {
 		eval "us_$mode=$(((t1 - t0) / 1000 / n))"
 		echo "bpf=$mode: $n blobs in $(((t1 - t0) / 1000000)) ms"
 	done
-	on=$us_yes
-	off=$us_no
-	echo "kwatch-bench: fuzz exec through kwatchd (TCG): ${off} us detached, ${on} us attached, ratio $(awk -v a=$on -v b=$off 'BEGIN { printf "%.2f", a / b }')"
+	echo "kwatch-bench: fuzz exec through kwatchd's spool (TCG): ${us_no} us detached, ${us_yes} us attached, ratio $(awk -v a="$us_yes" -v b="$us_no" 'BEGIN { printf "%.2f", a / b }')"
 }
 
 # The host collector (virtio-serial port -> events.ndjson on the host) gets
