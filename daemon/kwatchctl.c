@@ -26,7 +26,7 @@
 #include "util.h"
 
 struct follow {
-	bool raw, summary;
+	bool raw, summary, backlog;
 	const char *input;	/* -f: a file or "-" instead of the socket */
 	char types[512];
 	long count;
@@ -202,9 +202,10 @@ static int summary(const char *path)
 static void usage(void)
 {
 	printf("usage: kwatchctl [-s SOCKET] COMMAND\n"
-	       "  follow [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S] [-f FILE]\n"
-	       "         stream events: -r raw NDJSON, -t only these types (lost records always\n"
-	       "         shown), -n stop after COUNT, -w wait SEC before reading (a stalled\n"
+	       "  follow [-b] [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S] [-f FILE]\n"
+	       "         stream events: -b first the daemon's last 512 events, -r raw NDJSON,\n"
+	       "         -t only these types (lost records always shown), -n stop after\n"
+	       "         COUNT, -w wait SEC before reading (a stalled\n"
 	       "         client), -i exit after SEC without data, -S summary on stderr,\n"
 	       "         -f read NDJSON from FILE (- for stdin) to its end instead of the socket;\n"
 	       "         a file still being written: tail -n +1 -F FILE | kwatchctl follow -f -\n"
@@ -238,8 +239,9 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[optind];
 	optind++;
-	while ((opt = getopt(argc, argv, "rt:n:w:i:Sf:")) != -1) {
+	while ((opt = getopt(argc, argv, "brt:n:w:i:Sf:")) != -1) {
 		switch (opt) {
+		case 'b': f.backlog = true; break;
 		case 'f': f.input = optarg; break;
 		case 'r': f.raw = true; break;
 		case 't': snprintf(f.types, sizeof(f.types), "%s", optarg); break;
@@ -269,7 +271,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(cmd, "follow") == 0) {
-		r = follow(fd, &f);
+		r = f.backlog ? send_line(fd, "backlog\n") : 0;
+		if (r == 0)
+			r = follow(fd, &f);
 	} else if (strcmp(cmd, "status") == 0) {
 		snprintf(f.types, sizeof(f.types), "status");
 		f.count = 1;

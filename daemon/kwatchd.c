@@ -160,6 +160,8 @@ static void on_command(struct server *srv, struct client *c, const char *line, v
 			server_send(c, b);
 			ev_buf_unref(b);
 		}
+	} else if (strcmp(line, "backlog") == 0) {
+		server_send_backlog(&d->srv, c);
 	} else if (strcmp(line, "reload") == 0) {
 		do_reload(d, "command");
 	} else if (sscanf(line, "bench %lu %lu", &n, &rate) >= 1 && n <= 10000000 &&

@@ -135,10 +135,30 @@ void server_broadcast(struct server *srv, struct ev_buf *b)
 
 	for (c = srv->clients; c; c = next) {
 		next = c->next;
+		if (!c->first_seq)
+			c->first_seq = b->seq;
 		server_send(c, b);
 	}
 	if (srv->push)
 		server_send(srv->push, b);
+	ev_buf_unref(srv->backlog[srv->bl_next]);
+	srv->backlog[srv->bl_next] = ev_buf_ref(b);
+	srv->bl_next = (srv->bl_next + 1) % SERVER_BACKLOG;
+	if (srv->bl_n < SERVER_BACKLOG)
+		srv->bl_n++;
+}
+
+void server_send_backlog(struct server *srv, struct client *c)
+{
+	unsigned int i, first = (srv->bl_next + SERVER_BACKLOG - srv->bl_n) % SERVER_BACKLOG;
+
+	for (i = 0; i < srv->bl_n; i++) {
+		struct ev_buf *b = srv->backlog[(first + i) % SERVER_BACKLOG];
+
+		if (c->first_seq && b->seq >= c->first_seq)
+			break;
+		server_send(c, b);
+	}
 }
 
 static void client_input(struct client *c)
@@ -449,6 +469,11 @@ void server_flush(struct server *srv, int timeout_ms)
 
 void server_stop(struct server *srv)
 {
+	unsigned int i;
+
+	for (i = 0; i < SERVER_BACKLOG; i++)
+		srv->backlog[i] = ev_buf_unref(srv->backlog[i]);
+	srv->bl_n = 0;
 	while (srv->clients)
 		client_free(srv->clients);
 	if (srv->push) {

@@ -32,8 +32,12 @@ struct client {
 	char in[256];
 	size_t in_len;
 	bool push;		/* the push target, not a socket client */
+	uint64_t first_seq;	/* of the first event broadcast to it, 0: none yet */
 	bool dead;		/* freed by the reaper, outside callbacks */
 };
+
+/* Events kept for clients that connect later and ask ("backlog"). */
+#define SERVER_BACKLOG 512
 
 struct server {
 	sd_event *ev;
@@ -56,6 +60,8 @@ struct server {
 	uint64_t dropped_closed;	/* drops counted by clients that left */
 	server_cmd_fn cmd;
 	void *userdata;
+	struct ev_buf *backlog[SERVER_BACKLOG];	/* a ring of the last events */
+	unsigned int bl_next, bl_n;
 };
 
 int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
@@ -66,6 +72,11 @@ void server_stop(struct server *srv);
 void server_broadcast(struct server *srv, struct ev_buf *b);
 /* Queue an encoded event for one client. */
 void server_send(struct client *c, struct ev_buf *b);
+/* Queue the kept events older than the first one the client got live,
+ * oldest first: what happened before it connected (e.g. a blob found in
+ * flight at start-up).  Should a live event have reached it before the
+ * request, the backlog follows that event: seq orders them. */
+void server_send_backlog(struct server *srv, struct client *c);
 /* Try to write out everything queued (used at shutdown). */
 void server_flush(struct server *srv, int timeout_ms);
 uint64_t server_dropped(const struct server *srv);

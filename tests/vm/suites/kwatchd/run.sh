@@ -231,6 +231,11 @@ t_kill9_during_replay_loses_nothing() {
 	expect_eq "done: one more (after1)" $((after - before)) 1 || return 1
 	journalctl -u kwatchd --no-pager | grep 'was in flight' | tail -n1
 	journalctl -u kwatchd --no-pager | grep -q 'blob stuck was in flight' || fail "interruption not reported" || return 1
+	# The event was sent before any client could connect: the backlog has it.
+	kwatchctl follow -b -r -t fuzz_interrupted -n 1 -i 5 >/tmp/interrupted.ndjson
+	cat /tmp/interrupted.ndjson
+	grep -q '"type":"fuzz_interrupted".*"blob":"stuck"' /tmp/interrupted.ndjson ||
+		fail "no fuzz_interrupted event for stuck in the backlog" || return 1
 	status_field interrupted | grep -q ':1' || { kwatchctl status; fail "status does not count the interrupted blob"; }
 }
 
