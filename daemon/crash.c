@@ -86,20 +86,30 @@ static int keep_crash(struct crash_rt *c, const struct kmsg_report *r, const cha
 		      const char *blob, char *dir, size_t n)
 {
 	struct kwd *d = c->d;
-	char from[PATH_MAX * 2], to[PATH_MAX * 2];
+	char to[PATH_MAX * 2];
+	unsigned int i;
 	int ret;
 
 	snprintf(dir, n, "%.2000s/%s", d->set.crash_dir, target);
 	ret = kw_mkdir_p(dir, 0700);
 	if (ret < 0)
 		return ret;
-	snprintf(from, sizeof(from), "%s/%s/%s", d->inflight->spool.dir,
-		 spool_dir_name[SPOOL_INFLIGHT], blob);
 	snprintf(to, sizeof(to), "%s/%s", dir, blob);
-	ret = copy_file(from, to);
-	if (ret < 0)
-		return ret;
-	snprintf(to, sizeof(to), "%s/%s.report", dir, blob);
+	if (access(to, F_OK) < 0) {
+		ret = copy_file(d->tie.path, to);
+		if (ret < 0)
+			return ret;
+	}
+	/* One run can make several distinct reports: <blob>.report, then
+	 * <blob>.2.report, ... */
+	for (i = 1; i < 100; i++) {
+		if (i == 1)
+			snprintf(to, sizeof(to), "%s/%s.report", dir, blob);
+		else
+			snprintf(to, sizeof(to), "%s/%s.%u.report", dir, blob, i);
+		if (access(to, F_OK) < 0)
+			break;
+	}
 	ret = kw_write_file_at(AT_FDCWD, to, r->text, r->text_len);
 	if (ret < 0)
 		return ret;
@@ -122,7 +132,7 @@ static int on_report(const struct kmsg_report *r, void *userdata)
 {
 	struct crash_rt *c = userdata;
 	struct kwd *d = c->d;
-	const char *target = NULL, *blob = kwd_inflight_blob(d, &target);
+	const char *target = NULL, *blob = kwd_tied_blob(d, &target);
 	char dir[PATH_MAX], addr[24];
 	int count = kmsg_dedup_seen(&c->dedup, r->key);
 	json_object *ev;
@@ -187,6 +197,22 @@ static int on_report(const struct kmsg_report *r, void *userdata)
 
 /* --- reading ---------------------------------------------------------------- */
 
+/* Records were overwritten before we read them: say so, and end the open
+ * report there rather than glue lines from both sides of the gap. */
+static void kmsg_gap(struct crash_rt *c, uint64_t n)
+{
+	json_object *ev = kw_event_new("lost");
+
+	c->overruns += n;
+	kmsg_flush(&c->parser, on_report, c);
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "source", "kmsg");
+	kw_event_add_u64(ev, "count", n);
+	kw_event_add_u64(ev, "total", c->overruns);
+	kwd_emit(c->d, ev);
+}
+
 void crash_drain(struct kwd *d)
 {
 	struct crash_rt *c = d->crash;
@@ -200,10 +226,8 @@ void crash_drain(struct kwd *d)
 		const char *msg;
 		ssize_t n = read(c->fd, rec, KMSG_REC_MAX);
 
-		if (n < 0 && errno == EPIPE) {
-			c->overruns++;	/* overwritten before we read it */
-			continue;
-		}
+		if (n < 0 && errno == EPIPE)
+			continue;	/* overwritten before we read it: the seq jumps */
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -213,6 +237,10 @@ void crash_drain(struct kwd *d)
 		if (seq != KMSG_SEQ_NONE) {
 			if (seq < c->skip_to)
 				continue;
+			if (c->have_seq && seq > c->last_seq + 1)
+				kmsg_gap(c, seq - c->last_seq - 1);
+			else if (!c->have_seq && c->skip_to && seq > c->skip_to)
+				kmsg_gap(c, seq - c->skip_to);	/* gone while we were away */
 			c->last_seq = seq;
 			c->have_seq = got = true;
 		}
@@ -260,7 +288,6 @@ int crash_open(struct kwd *d, const char *state_dir)
 	r = sd_event_add_io(d->ev, &c->io, c->fd, EPOLLIN, on_kmsg, d);
 	if (r < 0)
 		goto fail;
-	crash_drain(d);		/* what this boot logged before we started */
 	log_info("crash capture: reading %s from seq %" PRIu64, d->set.kmsg_path, c->skip_to);
 	return 0;
 fail:
@@ -274,8 +301,9 @@ void crash_close(struct kwd *d)
 
 	if (!c)
 		return;
-	kmsg_flush(&c->parser, on_report, c);
-	pos_save(c);
+	/* A report still open is read again, whole, by the next start. */
+	if (!c->parser.open)
+		pos_save(c);
 	sd_event_source_disable_unref(c->io);
 	close(c->fd);
 	kmsg_parser_free(&c->parser);

@@ -8,8 +8,9 @@
 
 struct kwd;
 
-/* Start reading [capture] kmsg_path ([capture] kmsg = yes); state_dir
- * keeps the log position across restarts (NULL: not kept). */
+/* Open [capture] kmsg_path ([capture] kmsg = yes); state_dir keeps the
+ * log position across restarts (NULL: not kept).  The first crash_drain()
+ * reads what was logged since that position (or this boot's start). */
 int crash_open(struct kwd *d, const char *state_dir);
 /* Read and report every record available now. */
 void crash_drain(struct kwd *d);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <time.h>
 
 #include "kwatchd.h"
 #include "crash.h"
@@ -53,8 +54,20 @@ static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_re
 static void on_recover(const struct spool_result *res, void *ud)
 {
 	void **p = ud;
+	struct kwd *d = p[0];
+	struct fuzz_rt *z = p[1];
+	char path[PATH_MAX * 2];
 
-	result_event(p[0], p[1], res);
+	result_event(d, z, res);
+	/* The daemon may have died in this blob's write (a GPF or BUG in
+	 * the target kills the writer): the report, read after recovery,
+	 * is tied to it.  Only one such blob can be told apart. */
+	snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir,
+		 spool_dir_name[SPOOL_INTERRUPTED], res->final_name);
+	if (d->n_recovered++ == 0)
+		kwd_tie(d, z->file.fuzz.target, res->final_name, path);
+	else
+		kwd_untie(d);
 }
 
 static void schedule(struct fuzz_rt *z, uint64_t delay_us)
@@ -69,7 +82,7 @@ static void schedule(struct fuzz_rt *z, uint64_t delay_us)
 static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 {
 	struct kwd *d = z->d;
-	char name[NAME_MAX + 1];
+	char name[NAME_MAX + 1], path[PATH_MAX * 2];
 	size_t size = 0;
 	int r, result;
 
@@ -79,24 +92,42 @@ static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 	r = spool_claim(&z->spool, name);
 	if (r < 0)
 		return r;
-	d->inflight = z;
-	snprintf(d->inflight_blob, sizeof(d->inflight_blob), "%s", name);
+	snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir, spool_dir_name[SPOOL_INFLIGHT],
+		 name);
+	kwd_tie(d, z->file.fuzz.target, name, path);
 	result = spool_exec(&z->spool, name, &size);
 	kwbpf_poll(d);
 	crash_drain(d);
-	d->inflight = NULL;
+	kwd_untie(d);
 	r = spool_finish(&z->spool, name, result, res);
 	res->size = size;
 	return r;
 }
 
-const char *kwd_inflight_blob(struct kwd *d, const char **target)
+const char *kwd_tied_blob(struct kwd *d, const char **target)
 {
-	if (!d->inflight)
+	if (!d->tie.set)
 		return NULL;
 	if (target)
-		*target = d->inflight->file.fuzz.target;
-	return d->inflight_blob;
+		*target = d->tie.target;
+	return d->tie.blob;
+}
+
+void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *path)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(d->tie.target, sizeof(d->tie.target), "%s", target);
+	snprintf(d->tie.blob, sizeof(d->tie.blob), "%s", blob);
+	snprintf(d->tie.path, sizeof(d->tie.path), "%s", path);
+	d->tie.t0_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	d->tie.set = true;
+}
+
+void kwd_untie(struct kwd *d)
+{
+	d->tie.set = false;
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)

@@ -195,6 +195,8 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 	(void)s;
 	sd_notify(false, "STOPPING=1");
 	d->stopping = true;
+	kwbpf_poll(d);		/* nothing the programs or the log hold is lost */
+	crash_drain(d);
 	kwd_teardown(d);
 	lifecycle_event(d, "daemon_stop", strsignal(si->ssi_signo));
 	server_flush(&d->srv, 500);
@@ -297,6 +299,10 @@ int main(int argc, char **argv)
 	r = kwd_reload(&d, "start");
 	if (r < 0)
 		goto out;
+	/* What the kernel logged while we were not running: a report made by
+	 * the blob found in flight (if it is the only one) is tied to it. */
+	crash_drain(&d);
+	kwd_untie(&d);
 	/* A watch left by a daemon that was killed must not outlive its
 	 * configuration: with nothing to arm, clear the control file. */
 	if (!d.armed_line[0] && ksw_present(d.set.kstackwatch) &&

@@ -56,10 +56,18 @@ struct kwd {
 	bool stopping;
 
 	struct kwbpf *bpf;		/* NULL: no BPF programs */
+	unsigned int n_recovered;	/* blobs found in flight at start-up */
 	struct crash_rt *crash;		/* NULL: no crash capture */
-	/* The blob being written to a KFuzzTest input right now. */
-	struct fuzz_rt *inflight;
-	char inflight_blob[NAME_MAX + 1];
+	/* The blob that kernel reports and BPF records are tied to: the one
+	 * being written to a KFuzzTest input right now, or at start-up the
+	 * one found in flight (the daemon may have died in its write). */
+	struct {
+		bool set;
+		char target[KW_NAME_MAX + 1];
+		char blob[NAME_MAX + 1];
+		char path[PATH_MAX];		/* where the blob is now */
+		uint64_t t0_ns;			/* CLOCK_MONOTONIC at its write */
+	} tie;
 };
 
 /* Encode and broadcast; takes ownership of ev. */
@@ -75,7 +83,9 @@ json_object *kwd_status(struct kwd *d);
 int fuzz_start(struct kwd *d, const struct kw_file *f);
 bool fuzz_stop(struct kwd *d, const char *name);
 void fuzz_stop_all(struct kwd *d);
-/* The blob in flight (and its target), NULL outside a replay. */
-const char *kwd_inflight_blob(struct kwd *d, const char **target);
+/* The blob reports are tied to now (and its target), NULL if none. */
+const char *kwd_tied_blob(struct kwd *d, const char **target);
+void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *path);
+void kwd_untie(struct kwd *d);
 
 #endif

@@ -115,13 +115,14 @@ static void sym(struct kwbpf *b, uint64_t addr, char *buf, size_t n)
 {
 	uint64_t now = mono_usec();
 
-	if (b->ksym_ok && ksym_format(&b->ksym, addr, buf, n) == 0)
+	/* -ENOBUFS: found, the name cut to fit. */
+	if (b->ksym_ok && ksym_format(&b->ksym, addr, buf, n) != -ENOENT)
 		return;
 	if (now - b->ksym_loaded_usec >= KSYM_RELOAD_USEC) {
 		b->ksym_loaded_usec = now;
 		ksym_free(&b->ksym);
 		b->ksym_ok = ksym_load(&b->ksym, b->d->set.kallsyms) == 0;
-		if (b->ksym_ok && ksym_format(&b->ksym, addr, buf, n) == 0)
+		if (b->ksym_ok && ksym_format(&b->ksym, addr, buf, n) != -ENOENT)
 			return;
 	}
 	snprintf(buf, n, "0x%" PRIx64, addr);
@@ -206,7 +207,7 @@ static json_object *fuzz_event(struct kwbpf *b, const struct kwb_fuzz *f)
 {
 	json_object *ev = kw_event_new(f->h.kind == KWB_FUZZ_ENTRY ? "fuzz_entry" : "fuzz_done");
 	char target[KWB_NAME_LEN + 1];
-	const char *blob = kwd_inflight_blob(b->d, NULL);
+	const char *blob = kwd_tied_blob(b->d, NULL);
 
 	if (!ev)
 		return NULL;
@@ -220,8 +221,9 @@ static json_object *fuzz_event(struct kwbpf *b, const struct kwb_fuzz *f)
 		kw_event_add_u64(ev, "duration_ns", f->duration_ns);
 		kw_event_add_int(ev, "result", f->result);
 	}
-	/* The daemon's own write: name the blob it was replaying. */
-	if (blob && (pid_t)f->h.pid == getpid())
+	/* The daemon's own write of the blob tied now, not a late record of
+	 * the one before (a record reserved on a stalled CPU is read later). */
+	if (blob && (pid_t)f->h.pid == getpid() && f->h.ktime_ns >= b->d->tie.t0_ns)
 		kw_event_add_str(ev, "blob", blob);
 	add_hdr(ev, &f->h);
 	return ev;
@@ -414,6 +416,8 @@ static bool wprobe_attached(struct kwbpf *b, const char *name)
 
 static void detach_slot(struct kwbpf *b, unsigned int i)
 {
+	/* Records of this slot still in the ring keep their name. */
+	kwbpf_poll(b->d);
 	bpf_link__destroy(b->wp[i].link);
 	b->wp[i].link = NULL;
 	attach_event(b->d, "bpf_detached", "wprobe", b->wp[i].name);
@@ -469,7 +473,9 @@ void kwbpf_sync(struct kwd *d)
 
 	if (!b)
 		return;
-	set_tp(b, P_CATCH, d->armed_line[0] != '\0');
+	/* The catch tracepoint fires only on a catch, so it costs nothing to
+	 * keep it attached: no catch right after arming is missed. */
+	set_tp(b, P_CATCH, true);
 	set_tp(b, P_FUZZ_ENTRY, d->n_fuzz > 0);
 	set_tp(b, P_FUZZ_DONE, d->n_fuzz > 0);
 	sync_wprobes(b);

@@ -9,9 +9,10 @@
 
 struct kwd;
 
-/* Load the programs ([capture] bpf = yes).  A kernel or a process that
- * cannot have them gets a bpf_unavailable event and 0: the rest of the
- * daemon works without them. */
+/* Load the programs ([capture] bpf = yes).  A program whose trace event
+ * the kernel lacks is left out (a bpf_unavailable event, and 0); if none
+ * can be loaded, a bpf_unavailable event and a negative errno, and the
+ * daemon goes on without them. */
 int kwbpf_open(struct kwd *d);
 /* Attach and detach to match the configuration in force. */
 void kwbpf_sync(struct kwd *d);

@@ -129,6 +129,17 @@ void server_send(struct client *c, struct ev_buf *b)
 	}
 }
 
+static void backlog_drop_oldest(struct server *srv, bool drop)
+{
+	unsigned int first = (srv->bl_next + SERVER_BACKLOG - srv->bl_n) % SERVER_BACKLOG;
+
+	if (!drop || !srv->bl_n)
+		return;
+	srv->bl_bytes -= srv->backlog[first]->len;
+	srv->backlog[first] = ev_buf_unref(srv->backlog[first]);
+	srv->bl_n--;
+}
+
 void server_broadcast(struct server *srv, struct ev_buf *b)
 {
 	struct client *c, *next;
@@ -141,17 +152,22 @@ void server_broadcast(struct server *srv, struct ev_buf *b)
 	}
 	if (srv->push)
 		server_send(srv->push, b);
-	ev_buf_unref(srv->backlog[srv->bl_next]);
+	backlog_drop_oldest(srv, srv->bl_n == SERVER_BACKLOG);
 	srv->backlog[srv->bl_next] = ev_buf_ref(b);
 	srv->bl_next = (srv->bl_next + 1) % SERVER_BACKLOG;
-	if (srv->bl_n < SERVER_BACKLOG)
-		srv->bl_n++;
+	srv->bl_n++;
+	srv->bl_bytes += b->len;
+	while (srv->bl_bytes > SERVER_BACKLOG_BYTES && srv->bl_n > 1)
+		backlog_drop_oldest(srv, true);
 }
 
 void server_send_backlog(struct server *srv, struct client *c)
 {
 	unsigned int i, first = (srv->bl_next + SERVER_BACKLOG - srv->bl_n) % SERVER_BACKLOG;
 
+	if (c->had_backlog)
+		return;
+	c->had_backlog = true;
 	for (i = 0; i < srv->bl_n; i++) {
 		struct ev_buf *b = srv->backlog[(first + i) % SERVER_BACKLOG];
 
@@ -474,6 +490,7 @@ void server_stop(struct server *srv)
 	for (i = 0; i < SERVER_BACKLOG; i++)
 		srv->backlog[i] = ev_buf_unref(srv->backlog[i]);
 	srv->bl_n = 0;
+	srv->bl_bytes = 0;
 	while (srv->clients)
 		client_free(srv->clients);
 	if (srv->push) {

@@ -33,11 +33,13 @@ struct client {
 	size_t in_len;
 	bool push;		/* the push target, not a socket client */
 	uint64_t first_seq;	/* of the first event broadcast to it, 0: none yet */
+	bool had_backlog;	/* the backlog is sent once */
 	bool dead;		/* freed by the reaper, outside callbacks */
 };
 
 /* Events kept for clients that connect later and ask ("backlog"). */
 #define SERVER_BACKLOG 512
+#define SERVER_BACKLOG_BYTES (2 << 20)	/* older events go first past this */
 
 struct server {
 	sd_event *ev;
@@ -62,6 +64,7 @@ struct server {
 	void *userdata;
 	struct ev_buf *backlog[SERVER_BACKLOG];	/* a ring of the last events */
 	unsigned int bl_next, bl_n;
+	size_t bl_bytes;
 };
 
 int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,

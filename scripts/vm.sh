@@ -21,7 +21,10 @@ VM_CPUS=${KWATCH_VM_CPUS:-2}
 VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-1800}
 SUMMARY=${KWATCH_KTAP_SUMMARY:-$KWATCH_TOP/build/host/ktap-summary}
 KWATCHCTL=${KWATCH_KWATCHCTL:-$KWATCH_TOP/build/daemon/kwatchctl}
-CMDLINE_BASE="root=/dev/vda rw console=ttyS0,115200 panic=-1 kasan_multi_shot net.ifnames=0 idle=halt ${KWATCH_CMDLINE:-}"
+# log_buf_len: the suites find their reports by counting dmesg lines, which
+# works only while the log buffer has not wrapped; a whole run logs more
+# than the default 128 KiB.
+CMDLINE_BASE="root=/dev/vda rw console=ttyS0,115200 panic=-1 kasan_multi_shot log_buf_len=8M net.ifnames=0 idle=halt ${KWATCH_CMDLINE:-}"
 
 [ -f "$KERNEL" ] || die "no kernel at $KERNEL: run 'make kernel'"
 [ -f "$IMG" ] || die "no image at $IMG: run 'make image'"

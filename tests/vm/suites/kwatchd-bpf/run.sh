@@ -36,7 +36,8 @@ diag() {
 # wprobe_attached NAME: the BPF program follows wprobe NAME.
 wprobe_attached() { kwatchctl status -r | head -n1 | grep -q "\"attached\":\[[^]]*\"$1\""; }
 
-# write_conf [CAPTURE_LINES]: kwatchd.conf for this suite, then restart.
+# write_conf [CAPTURE_LINES [KERNEL_LINES]]: kwatchd.conf for this suite,
+# then restart.
 write_conf() {
 	cat >$CONF/kwatchd.conf <<CONF
 [daemon]
@@ -45,6 +46,8 @@ queue_events = 200000
 queue_kib = 262144
 [capture]
 $1
+[kernel]
+${2:-}
 CONF
 	systemctl restart kwatchd || return 1
 	wait_for 10 test -S /run/kwatchd/events.sock
@@ -214,6 +217,34 @@ t_crash_kinds() {
 	echo "$ev" | field kind | grep -qE '^(oops|bug)$' || fail "null store: kind $(echo "$ev" | field kind)" || return 1
 	expect_eq "oops function" "$(echo "$ev" | field function)" kwatch_platform_null_store || return 1
 	expect_eq "oops access" "$(echo "$ev" | field access)" write
+}
+
+# A target that oopses kills the daemon in its write: systemd restarts it,
+# the blob is set aside as interrupted, and the report the kernel logged is
+# tied to it after the recovery.  The target is a stand-in: an "input" that
+# is a symlink to the platform module's crash file (the blob says "null").
+t_daemon_killed_in_write_report_tied() {
+	local kft=/var/lib/kwatchd/test/kft sp=$SPOOLS/crashy pid ev
+	mkdir -p $kft/crashy
+	ln -sfn $PLAT/crash $kft/crashy/input
+	write_conf "" "kfuzztest = $kft" || fail "restart" || return 1
+	put $CONF/fuzz.d crashy.conf '[fuzz]\ntarget = crashy\n'
+	wait_for 10 test -d $sp/done || { fail "spool not started"; diag; return 1; }
+	pid=$(systemctl show -p MainPID --value kwatchd)
+	put $sp boom 'null\n'
+	wait_for 20 sh -c "systemctl is-active -q kwatchd && [ \$(systemctl show -p MainPID --value kwatchd) != $pid ]" ||
+		{ fail "kwatchd not restarted after the oops in its write"; diag; return 1; }
+	wait_for 10 test -e $sp/interrupted/boom || { fail "boom not set aside"; diag; return 1; }
+	kwatchctl follow -b -r -t crash -n 1 -i 5 >"$EV"
+	rm -f $CONF/fuzz.d/crashy.conf
+	ev=$(events_of crash)
+	echo "$ev" | cut -c1-400
+	expect_eq "kind" "$(echo "$ev" | field kind)" oops || { diag; return 1; }
+	expect_eq "function" "$(echo "$ev" | field function)" kwatch_platform_null_store || return 1
+	expect_eq "tied to" "$(echo "$ev" | field target)/$(echo "$ev" | field blob)" crashy/boom || return 1
+	cmp $sp/interrupted/boom $CRASHES/crashy/boom || fail "crashes/crashy lacks the blob" || return 1
+	grep -q 'BUG: kernel NULL pointer dereference' $CRASHES/crashy/boom.report ||
+		fail "no report beside the blob"
 }
 
 # A wprobe followed by BPF: a burst bigger than the ring buffer while the
