@@ -292,9 +292,13 @@ int main(int argc, char **argv)
 	if (r < 0)
 		log_warning_errno(r, "bpf: %m; going on without the programs");
 	env = getenv("STATE_DIRECTORY");
-	r = crash_open(&d, env && *env ? env : "/var/lib/kwatchd");
+	snprintf(d.state_dir, sizeof(d.state_dir), "%s", env && *env ? env : "/var/lib/kwatchd");
+	r = crash_open(&d, d.state_dir);
 	if (r < 0)
 		log_warning_errno(r, "crash capture: %m; going on without it");
+	r = kwd_lastgood_load(&d);
+	if (r < 0)
+		log_warning_errno(r, "%s/in-force: %m, not used", d.state_dir);
 	add_conf_watches(&d);
 	r = kwd_reload(&d, "start");
 	if (r < 0)
@@ -320,6 +324,7 @@ out:
 	}
 	if (!d.stopping)
 		kwd_teardown(&d);
+	free(d.lastgood);
 	crash_close(&d);
 	kwbpf_close(&d);
 	server_stop(&d.srv);

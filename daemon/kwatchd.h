@@ -35,6 +35,9 @@ struct kwd {
 	size_t n_cur;
 	struct kw_file *errors;		/* files failing at the last apply */
 	size_t n_errors;
+	char state_dir[PATH_MAX];	/* "": nothing kept across restarts */
+	struct kw_file *lastgood;	/* the set in force saved by the last run */
+	size_t n_lastgood;
 	char armed_line[256];		/* what /proc/kstackwatch holds, "" if none */
 	char armed_file[NAME_MAX + 1];
 
@@ -76,6 +79,8 @@ void kwd_status_notify(struct kwd *d);
 
 /* reconcile.c */
 int kwd_reload(struct kwd *d, const char *why);
+/* Read the set in force the last run saved in state_dir. */
+int kwd_lastgood_load(struct kwd *d);
 void kwd_teardown(struct kwd *d);
 json_object *kwd_status(struct kwd *d);
 

@@ -210,8 +210,102 @@ static int execute(struct kwd *d, struct kw_plan *p)
 	return 0;
 }
 
+/* --- last good versions across restarts ---------------------------------- */
+
+/* The set in force is saved after each apply; at start-up, a file that is
+ * bad when read has no last good version in memory: the saved one (same
+ * kind and name) is put in force instead, and the file still reported. */
+#define LASTGOOD_MAGIC 0x4b574c47u	/* "KWLG" */
+
+struct lastgood_hdr {
+	uint32_t magic, file_size;
+	uint64_t n;
+};
+
+static void lastgood_path(struct kwd *d, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.4000s/in-force", d->state_dir);
+}
+
+static void lastgood_save(struct kwd *d)
+{
+	struct lastgood_hdr h = { LASTGOOD_MAGIC, sizeof(struct kw_file), d->n_cur };
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	_cleanup_free_ char *buf = NULL;
+	size_t len = sizeof(h) + d->n_cur * sizeof(struct kw_file);
+
+	if (!d->state_dir[0] || !(buf = malloc(len)))
+		return;
+	memcpy(buf, &h, sizeof(h));
+	if (d->n_cur)
+		memcpy(buf + sizeof(h), d->cur, d->n_cur * sizeof(struct kw_file));
+	lastgood_path(d, path, sizeof(path));
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (kw_write_file_at(AT_FDCWD, tmp, buf, len) < 0 || rename(tmp, path) < 0)
+		log_warning("cannot save the set in force to %s: %m", path);
+}
+
+int kwd_lastgood_load(struct kwd *d)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct lastgood_hdr h;
+	char path[PATH_MAX];
+	size_t len = 0;
+	int r;
+
+	lastgood_path(d, path, sizeof(path));
+	r = kw_read_file(path, 64 << 20, &buf, &len);
+	if (r < 0)
+		return r == -ENOENT ? 0 : r;
+	if (len < sizeof(h))
+		return -EBADMSG;
+	memcpy(&h, buf, sizeof(h));
+	/* Another daemon version's layout is not ours to read. */
+	if (h.magic != LASTGOOD_MAGIC || h.file_size != sizeof(struct kw_file) ||
+	    h.n > (len - sizeof(h)) / sizeof(struct kw_file))
+		return -EBADMSG;
+	free(d->lastgood);
+	d->lastgood = calloc(h.n ? h.n : 1, sizeof(struct kw_file));
+	if (!d->lastgood)
+		return -ENOMEM;
+	memcpy(d->lastgood, buf + sizeof(h), h.n * sizeof(struct kw_file));
+	d->n_lastgood = h.n;
+	return 0;
+}
+
+/* Swap bad files with no version in force for their saved last good one;
+ * each is reported here and added to errors. */
+static int use_saved_versions(struct kwd *d, struct kw_file *parsed, size_t n,
+			      struct kw_file **errors, size_t *n_errors)
+{
+	struct kw_file *tmp;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct kw_file *saved;
+
+		if (!parsed[i].err || kw_file_find(d->cur, d->n_cur, parsed[i].kind, parsed[i].name))
+			continue;
+		saved = kw_file_find(d->lastgood, d->n_lastgood, parsed[i].kind, parsed[i].name);
+		if (!saved)
+			continue;
+		tmp = realloc(*errors, (*n_errors + 1) * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		*errors = tmp;
+		tmp[(*n_errors)++] = parsed[i];
+		config_error(d, &parsed[i], false);
+		log_info("%s: the last good version saved before the restart is in force",
+			 parsed[i].path);
+		parsed[i] = *saved;
+	}
+	return 0;
+}
+
 int kwd_reload(struct kwd *d, const char *why)
 {
+	struct kw_file *saved_errors = NULL;
+	size_t n_saved_errors = 0;
 	struct kw_file *parsed = NULL;
 	struct kw_plan plan;
 	size_t n = 0, i;
@@ -225,13 +319,35 @@ int kwd_reload(struct kwd *d, const char *why)
 				d->confdir);
 		return r;
 	}
+	if (d->n_lastgood) {
+		r = use_saved_versions(d, parsed, n, &saved_errors, &n_saved_errors);
+		if (r < 0)
+			log_warning_errno(r, "cannot use the saved last good versions: %m");
+	}
 	r = kw_plan_build(d->cur, d->n_cur, parsed, n, &plan);
 	free(parsed);
-	if (r < 0)
+	if (r < 0) {
+		free(saved_errors);
 		return log_error_errno(r, "cannot plan the configuration: %m");
+	}
 	for (i = 0; i < plan.n_errors; i++)
 		config_error(d, &plan.errors[i], false);
 	execute(d, &plan);
+	if (n_saved_errors) {
+		struct kw_file *all = realloc(plan.errors, (plan.n_errors + n_saved_errors) *
+					      sizeof(*all));
+
+		if (all) {
+			memcpy(all + plan.n_errors, saved_errors, n_saved_errors * sizeof(*all));
+			plan.errors = all;
+			plan.n_errors += n_saved_errors;
+		}
+	}
+	free(saved_errors);
+	/* Only the first apply after start-up may need them. */
+	free(d->lastgood);
+	d->lastgood = NULL;
+	d->n_lastgood = 0;
 
 	free(d->cur);
 	d->cur = plan.next;
@@ -241,6 +357,7 @@ int kwd_reload(struct kwd *d, const char *why)
 	d->n_errors = plan.n_errors;
 	d->applies++;
 	kwbpf_sync(d);
+	lastgood_save(d);
 
 	ev = kw_event_new("config_applied");
 	if (ev) {

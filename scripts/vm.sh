@@ -138,16 +138,25 @@ cmd_test() {
 
 # The host collector's side of the kwatchd-bpf suite: the bench events a
 # socket client saw in the guest ("kwatch-collector-seqs: FIRST LAST COUNT
-# SUM" in the KTAP) must all be in the stream the guest pushed through the
-# virtio-serial port, with the same seq numbers.
+# SUM TIMESTAMP" in the KTAP) must all be in the stream the guest pushed
+# through the virtio-serial port, with the same seq numbers.  Seq starts
+# again at each daemon start: the file is read from the first event's
+# timestamp to the next daemon_start.
 collector_check() {
-	local want got first last
-	want=$(sed -n 's/.*kwatch-collector-seqs: \([0-9 ]*\)$/\1/p' "$1/ktap.txt" | tail -n1)
-	[ -n "$want" ] || return 0
-	read -r first last _ _ <<<"$want"
-	got=$(grep '"type":"bench"' "$1/events.ndjson" | sed -n 's/^{"seq":\([0-9]*\),.*/\1/p' |
-		awk -v a="$first" -v b="$last" '$1 >= a && $1 <= b { n++; t += $1 }
-			END { printf "%d %d %d %d", a, b, n, t }')
+	local line want got first last ts
+	line=$(sed -n 's/.*kwatch-collector-seqs: \([0-9]* [0-9]* [0-9]* [0-9]* [^ ]*\)$/\1/p' \
+		"$1/ktap.txt" | tail -n1)
+	[ -n "$line" ] || return 0
+	read -r first last _ _ ts <<<"$line"
+	want=${line% *}
+	got=$(awk -v a="$first" -v b="$last" -v ts="\"timestamp\":\"$ts\"" '
+		index($0, ts) { on = 1 }
+		on && /"type":"daemon_start"/ { exit }
+		on && /"type":"bench"/ {
+			s = $0; sub(/^\{"seq":/, "", s); s = s + 0
+			if (s >= a && s <= b) { n++; t += s }
+		}
+		END { printf "%d %d %d %d", a, b, n, t }' "$1/events.ndjson")
 	if [ "$got" != "$want" ]; then
 		say "host collector: the socket client saw bench seqs '$want' (first last count sum), events.ndjson has '$got'"
 		return 1

@@ -323,8 +323,9 @@ t_fuzz_cost_attached_vs_detached() {
 
 # The host collector (virtio-serial port -> events.ndjson on the host) gets
 # the same seq numbers as a socket client: the client's view is printed as
-# "kwatch-collector-seqs: FIRST LAST COUNT SUM" and vm.sh compares it with
-# the host's file after the run.
+# "kwatch-collector-seqs: FIRST LAST COUNT SUM TIMESTAMP" (the timestamp of
+# the first, to find this daemon's run in the file: seq starts again at each
+# daemon start) and vm.sh compares it with the host's file after the run.
 t_collector_same_seqs() {
 	local s
 	write_conf "" || fail "restart" || return 1
@@ -334,7 +335,7 @@ t_collector_same_seqs() {
 	follow_stop
 	s=$(events_of bench | seq_of)
 	expect_eq "bench events on the socket" "$(echo "$s" | wc -l)" 500 || return 1
-	echo "kwatch-collector-seqs: $(echo "$s" | head -n1) $(echo "$s" | tail -n1) $(echo "$s" | wc -l) $(echo "$s" | awk '{ t += $1 } END { print t }')"
+	echo "kwatch-collector-seqs: $(echo "$s" | head -n1) $(echo "$s" | tail -n1) $(echo "$s" | wc -l) $(echo "$s" | awk '{ t += $1 } END { print t }') $(events_of bench | head -n1 | field timestamp)"
 }
 
 t_restore() {

@@ -93,8 +93,16 @@ t_malformed_file_keeps_previous_watch() {
 		fail "config_error lacks file m.conf and line 3" || return 1
 	events_of config_error | grep 'watch.d/n.conf conflicts with watch.d/m.conf' -q ||
 		fail "no error naming both watch files" || return 1
-	expect_eq "previous watch still armed" "$(cat $KSW)" 'silent_corruption_victim+0x7f 0:8'
+	expect_eq "previous watch still armed" "$(cat $KSW)" 'silent_corruption_victim+0x7f 0:8' || return 1
 	rm -f $CONF/watch.d/n.conf
+	# A restart with m.conf still bad: the last good version, saved in the
+	# state directory, is armed again, and the file is reported again.
+	systemctl restart kwatchd || fail "restart" || return 1
+	wait_for 5 grep -qx 'silent_corruption_victim+0x7f 0:8' $KSW ||
+		fail "last good version not in force after a restart: '$(cat $KSW)'" || return 1
+	kwatchctl follow -b -r -t config_error -n 1 -i 5 >"$EV"
+	grep -q '"file":"/etc/kwatchd/watch.d/m.conf".*"line":3' "$EV" ||
+		fail "no config_error for m.conf after the restart"
 }
 
 # The real /proc/kstackwatch: the daemon programs it and reads it back, and
