@@ -62,11 +62,95 @@ static void lifecycle_event(struct kwd *d, const char *type, const char *why)
 	kwd_emit(d, ev);
 }
 
+static int read_settings(struct kwd *d, struct kw_settings *set, int *line, char *reason,
+			 size_t n)
+{
+	_cleanup_free_ char *text = NULL;
+	char path[PATH_MAX];
+	int r;
+
+	kw_settings_default(set);
+	*line = 0;
+	snprintf(path, sizeof(path), "%.4000s/kwatchd.conf", d->confdir);
+	r = kw_read_file(path, 65536, &text, NULL);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) {
+		snprintf(reason, n, "%s", strerror(-r));
+		return r;
+	}
+	return kw_settings_parse(text, set, line, reason, n);
+}
+
+/* kwatchd.conf again, live: the stream settings change now (quiet period,
+ * queue bounds for clients that connect from now on, the push target); the
+ * others (socket, kernel paths, [capture]) only at a restart, which an
+ * event says.  A bad file changes nothing and is a config error. */
+static void reload_settings(struct kwd *d)
+{
+	struct kw_settings set;
+	char reason[256], keys[256] = "";
+	json_object *ev;
+	int r, line;
+
+	r = read_settings(d, &set, &line, reason, sizeof(reason));
+	if (r < 0) {
+		log_error("%s/kwatchd.conf:%d: %s, keeping the settings in force", d->confdir,
+			  line, reason);
+		ev = kw_event_new("config_error");
+		if (!ev)
+			return;
+		kw_event_add_str(ev, "file", "kwatchd.conf");
+		kw_event_add_int(ev, "line", line);
+		kw_event_add_str(ev, "reason", reason);
+		kw_event_add_str(ev, "stage", "parse");
+		kwd_emit(d, ev);
+		return;
+	}
+	d->set.quiet_ms = set.quiet_ms;
+	d->srv.q_events = d->set.queue_events = set.queue_events;
+	d->set.queue_kib = set.queue_kib;
+	d->srv.q_bytes = (size_t)set.queue_kib * 1024;
+	if (strcmp(set.push_path, d->set.push_path) != 0) {
+		log_info("push target: '%s' -> '%s'", d->set.push_path, set.push_path);
+		strcpy(d->set.push_path, set.push_path);
+		server_set_push(&d->srv, set.push_path);
+	}
+#define PENDING(f) do { \
+		if (memcmp(&set.f, &d->set.f, sizeof(set.f)) != 0) \
+			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", \
+				 keys[0] ? " " : "", #f); \
+	} while (0)
+	PENDING(socket_path);
+	PENDING(kstackwatch);
+	PENDING(tracefs);
+	PENDING(instance);
+	PENDING(kfuzztest);
+	PENDING(spool_root);
+	PENDING(bpf);
+	PENDING(ringbuf_kib);
+	PENDING(kmsg);
+	PENDING(kmsg_path);
+	PENDING(kallsyms);
+	PENDING(crash_dir);
+#undef PENDING
+	if (!keys[0])
+		return;
+	log_warning("kwatchd.conf: %s change at the next restart", keys);
+	ev = kw_event_new("settings_pending");
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "settings", keys);
+	kw_event_add_str(ev, "reason", "these take effect at the next restart");
+	kwd_emit(d, ev);
+}
+
 static void do_reload(struct kwd *d, const char *why)
 {
 	sd_notify(false, "RELOADING=1");
 	lifecycle_event(d, "daemon_reload", why);
 	d->reloads++;
+	reload_settings(d);
 	kwd_reload(d, why);
 	sd_notify(false, "READY=1");
 	kwd_status_notify(d);
@@ -205,20 +289,12 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 
 static int load_settings(struct kwd *d)
 {
-	_cleanup_free_ char *text = NULL;
-	char path[PATH_MAX], reason[256];
-	int r, line = 0;
+	char reason[256];
+	int r, line;
 
-	kw_settings_default(&d->set);
-	snprintf(path, sizeof(path), "%.4000s/kwatchd.conf", d->confdir);
-	r = kw_read_file(path, 65536, &text, NULL);
-	if (r == -ENOENT)
-		return 0;
+	r = read_settings(d, &d->set, &line, reason, sizeof(reason));
 	if (r < 0)
-		return log_error_errno(r, "%s: %m", path);
-	r = kw_settings_parse(text, &d->set, &line, reason, sizeof(reason));
-	if (r < 0)
-		return log_error_errno(r, "%s:%d: %s", path, line, reason);
+		return log_error_errno(r, "%s/kwatchd.conf:%d: %s", d->confdir, line, reason);
 	return 0;
 }
 

@@ -467,15 +467,19 @@ static void sync_wprobes(struct kwbpf *b)
 	}
 }
 
+void kwbpf_before_arm(struct kwd *d)
+{
+	if (d->bpf)
+		set_tp(d->bpf, P_CATCH, true);
+}
+
 void kwbpf_sync(struct kwd *d)
 {
 	struct kwbpf *b = d->bpf;
 
 	if (!b)
 		return;
-	/* The catch tracepoint fires only on a catch, so it costs nothing to
-	 * keep it attached: no catch right after arming is missed. */
-	set_tp(b, P_CATCH, true);
+	set_tp(b, P_CATCH, d->armed_line[0] != '\0');
 	set_tp(b, P_FUZZ_ENTRY, d->n_fuzz > 0);
 	set_tp(b, P_FUZZ_DONE, d->n_fuzz > 0);
 	sync_wprobes(b);

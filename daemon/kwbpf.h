@@ -14,6 +14,9 @@ struct kwd;
  * can be loaded, a bpf_unavailable event and a negative errno, and the
  * daemon goes on without them. */
 int kwbpf_open(struct kwd *d);
+/* A watch is about to be armed: attach the catch program first, so that
+ * no catch right after arming is missed. */
+void kwbpf_before_arm(struct kwd *d);
 /* Attach and detach to match the configuration in force. */
 void kwbpf_sync(struct kwd *d);
 /* Detach from wprobe name before it is removed (it is busy while a perf

@@ -233,6 +233,7 @@ static void lastgood_save(struct kwd *d)
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
 	_cleanup_free_ char *buf = NULL;
 	size_t len = sizeof(h) + d->n_cur * sizeof(struct kw_file);
+	int r;
 
 	if (!d->state_dir[0] || !(buf = malloc(len)))
 		return;
@@ -241,8 +242,11 @@ static void lastgood_save(struct kwd *d)
 		memcpy(buf + sizeof(h), d->cur, d->n_cur * sizeof(struct kw_file));
 	lastgood_path(d, path, sizeof(path));
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (kw_write_file_at(AT_FDCWD, tmp, buf, len) < 0 || rename(tmp, path) < 0)
-		log_warning("cannot save the set in force to %s: %m", path);
+	r = kw_write_file_at(AT_FDCWD, tmp, buf, len);
+	if (r == 0 && rename(tmp, path) < 0)
+		r = neg_errno();
+	if (r < 0)
+		log_warning_errno(r, "cannot save the set in force to %s: %m", path);
 }
 
 int kwd_lastgood_load(struct kwd *d)
@@ -332,6 +336,8 @@ int kwd_reload(struct kwd *d, const char *why)
 	}
 	for (i = 0; i < plan.n_errors; i++)
 		config_error(d, &plan.errors[i], false);
+	if (kw_armed_watch(plan.next, plan.n_next))
+		kwbpf_before_arm(d);
 	execute(d, &plan);
 	if (n_saved_errors) {
 		struct kw_file *all = realloc(plan.errors, (plan.n_errors + n_saved_errors) *

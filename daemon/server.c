@@ -449,13 +449,34 @@ int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
 	if (r < 0)
 		return r;
 	sd_event_source_set_enabled(srv->reap, SD_EVENT_OFF);
-	if (push_path && push_path[0]) {
-		snprintf(srv->push_path, sizeof(srv->push_path), "%s", push_path);
-		srv->push = client_new(srv, -1, true);
-		if (!srv->push)
-			return -ENOMEM;
-		push_connect(srv);
+	return server_set_push(srv, push_path);
+}
+
+static void push_free(struct server *srv)
+{
+	if (srv->push) {
+		sd_event_source_disable_unref(srv->push->io);
+		if (srv->push->fd >= 0)
+			close(srv->push->fd);
+		cq_done(&srv->push->q);
+		free(srv->push);
+		srv->push = NULL;
 	}
+	srv->push_timer = sd_event_source_disable_unref(srv->push_timer);
+	srv->push_backoff_us = 0;
+}
+
+int server_set_push(struct server *srv, const char *push_path)
+{
+	push_free(srv);
+	srv->push_path[0] = '\0';
+	if (!push_path || !push_path[0])
+		return 0;
+	snprintf(srv->push_path, sizeof(srv->push_path), "%s", push_path);
+	srv->push = client_new(srv, -1, true);
+	if (!srv->push)
+		return -ENOMEM;
+	push_connect(srv);
 	return 0;
 }
 
@@ -493,15 +514,7 @@ void server_stop(struct server *srv)
 	srv->bl_bytes = 0;
 	while (srv->clients)
 		client_free(srv->clients);
-	if (srv->push) {
-		sd_event_source_disable_unref(srv->push->io);
-		if (srv->push->fd >= 0)
-			close(srv->push->fd);
-		cq_done(&srv->push->q);
-		free(srv->push);
-		srv->push = NULL;
-	}
-	srv->push_timer = sd_event_source_disable_unref(srv->push_timer);
+	push_free(srv);
 	srv->listen_io = sd_event_source_disable_unref(srv->listen_io);
 	srv->reap = sd_event_source_disable_unref(srv->reap);
 	/* Our own socket goes with us; an activated one belongs to systemd. */

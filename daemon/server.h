@@ -71,6 +71,9 @@ int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
 		 const char *path, const char *push_path, unsigned int q_events,
 		 size_t q_bytes, server_cmd_fn cmd, void *userdata);
 void server_stop(struct server *srv);
+/* Push to another target ("" or NULL: none); what the old one had queued
+ * is dropped with it. */
+int server_set_push(struct server *srv, const char *push_path);
 /* Queue an encoded event for every consumer (takes no ownership). */
 void server_broadcast(struct server *srv, struct ev_buf *b);
 /* Queue an encoded event for one client. */

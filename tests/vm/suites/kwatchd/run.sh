@@ -306,8 +306,8 @@ t_blobs_per_second_daemon_vs_shell() {
 }
 
 t_reload_and_restart_keep_state() {
-	# The last good version of a broken file is kept in memory, across
-	# reloads but not restarts: start from a valid watch file.
+	# Start from a valid watch file (a broken one's last good version is
+	# kept too: malformed_file_keeps_previous_watch).
 	local line='canary_test_overflow+0x1a'
 	put $CONF/watch.d m.conf '[watch]\nfunction = canary_test_overflow\nip_offset = 0x1a\n'
 	wait_for 3 grep -qx "$line" $KSW || fail "watch not armed before reload" || return 1
@@ -325,6 +325,27 @@ t_reload_and_restart_keep_state() {
 	[ -S /run/kwatchd/events.sock ] || fail "socket gone after restart" || return 1
 	status_field watch_file
 	status_field watch_file | grep -q m.conf || fail "status lost the watch"
+}
+
+# kwatchd.conf is read again on a change: stream settings apply now, the
+# others are announced for the next restart, a bad line changes nothing.
+t_settings_live() {
+	local conf=$CONF/kwatchd.conf n
+	cp $conf /tmp/kwatchd.conf.live
+	follow_start
+	printf '[capture]\nringbuf_kib = 64\n' >>$conf
+	wait_for 3 grep -q '"type":"settings_pending"' "$EV" || { follow_stop; fail "no settings_pending"; return 1; }
+	printf 'garbage\n' >>$conf
+	n=$(wc -l <$conf)
+	wait_for 3 grep -q '"file":"kwatchd.conf"' "$EV" || { follow_stop; fail "no config_error for kwatchd.conf"; return 1; }
+	cp /tmp/kwatchd.conf.live $conf
+	sleep 0.5
+	follow_stop
+	events_of settings_pending
+	events_of settings_pending | grep -q '"settings":"ringbuf_kib"' || fail "pending setting not named" || return 1
+	events_of config_error | grep '"file":"kwatchd.conf"' | grep -q "\"line\":$n" ||
+		fail "config_error lacks line $n" || return 1
+	expect_eq "kwatchd" "$(systemctl is-active kwatchd)" active
 }
 
 t_zz_restore() {
