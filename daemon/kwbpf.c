@@ -59,7 +59,7 @@ struct kwbpf {
 		struct bpf_link *link;
 	} wp[KWB_MAX_WPROBES];
 	struct ksym ksym;
-	bool ksym_ok;
+	bool ksym_ok, ksym_warned;
 	uint64_t ksym_loaded_usec;
 	uint64_t records[_P_MAX], lost_reported;
 	int ncpus;
@@ -122,6 +122,11 @@ static void sym(struct kwbpf *b, uint64_t addr, char *buf, size_t n)
 		b->ksym_loaded_usec = now;
 		ksym_free(&b->ksym);
 		b->ksym_ok = ksym_load(&b->ksym, b->d->set.kallsyms) == 0;
+		if (!b->ksym_ok && !b->ksym_warned) {
+			log_warning("bpf: no symbols from %s: addresses stay numeric",
+				    b->d->set.kallsyms);
+			b->ksym_warned = true;
+		}
 		if (b->ksym_ok && ksym_format(&b->ksym, addr, buf, n) != -ENOENT)
 			return;
 	}
@@ -564,10 +569,8 @@ int kwbpf_open(struct kwd *d)
 	r = sd_event_add_io(d->ev, &b->io, ring_buffer__epoll_fd(b->rb), EPOLLIN, on_ring, d);
 	if (r < 0)
 		goto fail;
-	b->ksym_loaded_usec = mono_usec();
-	b->ksym_ok = ksym_load(&b->ksym, d->set.kallsyms) == 0;
-	if (!b->ksym_ok)
-		log_warning("bpf: no symbols from %s: addresses stay numeric", d->set.kallsyms);
+	/* kallsyms is read at the first address to name, not at start-up:
+	 * parsing it is slow in the test VM and the boot waits for READY. */
 	log_info("bpf: programs loaded, ring buffer %u KiB", d->set.ringbuf_kib);
 	return 0;
 fail:
