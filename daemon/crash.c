@@ -43,15 +43,15 @@ struct crash_rt {
 
 static void pos_save(struct crash_rt *c)
 {
-	char buf[96], tmp[PATH_MAX + 8];
-	int n;
+	char buf[96];
+	int n, r;
 
 	if (!c->have_seq || !c->pos_path[0])
 		return;
 	n = snprintf(buf, sizeof(buf), "%s %" PRIu64 "\n", c->d->ectx.boot_id, c->last_seq);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", c->pos_path);
-	if (kw_write_file_at(AT_FDCWD, tmp, buf, n) < 0 || rename(tmp, c->pos_path) < 0)
-		log_debug("cannot save %s: %m", c->pos_path);
+	r = kw_replace_file(c->pos_path, buf, n);
+	if (r < 0)
+		log_full_errno(LOG_DEBUG, r, "cannot save %s: %m", c->pos_path);
 }
 
 static void pos_load(struct crash_rt *c)
@@ -235,12 +235,13 @@ void crash_drain(struct kwd *d)
 		rec[n] = '\0';
 		msg = kmsg_strip(rec, &ts, &seq);
 		if (seq != KMSG_SEQ_NONE) {
+			/* The seq we read next; 0 at a boot's first start: any. */
+			uint64_t expect = c->have_seq ? c->last_seq + 1 : c->skip_to;
+
 			if (seq < c->skip_to)
 				continue;
-			if (c->have_seq && seq > c->last_seq + 1)
-				kmsg_gap(c, seq - c->last_seq - 1);
-			else if (!c->have_seq && c->skip_to && seq > c->skip_to)
-				kmsg_gap(c, seq - c->skip_to);	/* gone while we were away */
+			if (expect && seq > expect)
+				kmsg_gap(c, seq - expect);	/* overwritten, maybe while we were away */
 			c->last_seq = seq;
 			c->have_seq = got = true;
 		}
@@ -260,7 +261,7 @@ static int on_kmsg(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	return 0;
 }
 
-int crash_open(struct kwd *d, const char *state_dir)
+int crash_open(struct kwd *d)
 {
 	struct crash_rt *c;
 	int r;
@@ -281,8 +282,8 @@ int crash_open(struct kwd *d, const char *state_dir)
 	if (r < 0)
 		goto fail;
 	kmsg_dedup_init(&c->dedup);
-	if (state_dir)
-		snprintf(c->pos_path, sizeof(c->pos_path), "%.4000s/kmsg.pos", state_dir);
+	if (d->state_dir[0])
+		snprintf(c->pos_path, sizeof(c->pos_path), "%.4000s/kmsg.pos", d->state_dir);
 	pos_load(c);
 	d->crash = c;
 	r = sd_event_add_io(d->ev, &c->io, c->fd, EPOLLIN, on_kmsg, d);

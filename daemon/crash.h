@@ -8,10 +8,10 @@
 
 struct kwd;
 
-/* Open [capture] kmsg_path ([capture] kmsg = yes); state_dir keeps the
- * log position across restarts (NULL: not kept).  The first crash_drain()
+/* Open [capture] kmsg_path ([capture] kmsg = yes); d->state_dir keeps the
+ * log position across restarts ("": not kept).  The first crash_drain()
  * reads what was logged since that position (or this boot's start). */
-int crash_open(struct kwd *d, const char *state_dir);
+int crash_open(struct kwd *d);
 /* Read and report every record available now. */
 void crash_drain(struct kwd *d);
 void crash_close(struct kwd *d);

@@ -59,9 +59,13 @@ static void on_recover(const struct spool_result *res, void *ud)
 	char path[PATH_MAX * 2];
 
 	result_event(d, z, res);
-	/* The daemon may have died in this blob's write (a GPF or BUG in
-	 * the target kills the writer): the report, read after recovery,
-	 * is tied to it.  Only one such blob can be told apart. */
+	/* At start-up (the first apply), the daemon may have died in this
+	 * blob's write (a GPF or BUG in the target kills the writer): the
+	 * report, read after recovery, is tied to it.  Only one such blob can
+	 * be told apart.  A spool started later recovers what an earlier
+	 * configuration left: no report of ours to tie. */
+	if (d->applies)
+		return;
 	snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir,
 		 spool_dir_name[SPOOL_INTERRUPTED], res->final_name);
 	if (d->n_recovered++ == 0)

@@ -369,7 +369,7 @@ int main(int argc, char **argv)
 		log_warning_errno(r, "bpf: %m; going on without the programs");
 	env = getenv("STATE_DIRECTORY");
 	snprintf(d.state_dir, sizeof(d.state_dir), "%s", env && *env ? env : "/var/lib/kwatchd");
-	r = crash_open(&d, d.state_dir);
+	r = crash_open(&d);
 	if (r < 0)
 		log_warning_errno(r, "crash capture: %m; going on without it");
 	r = kwd_lastgood_load(&d);

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -103,18 +102,11 @@ static void attach_event(struct kwd *d, const char *type, const char *prog, cons
 /* --- symbols -------------------------------------------------------------- */
 
 /* Modules come and go: a miss reloads kallsyms, at most once a second. */
-static uint64_t mono_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 static void sym(struct kwbpf *b, uint64_t addr, char *buf, size_t n)
 {
-	uint64_t now = mono_usec();
+	uint64_t now = 0;
 
+	sd_event_now(b->d->ev, CLOCK_MONOTONIC, &now);
 	/* -ENOBUFS: found, the name cut to fit. */
 	if (b->ksym_ok && ksym_format(&b->ksym, addr, buf, n) != -ENOENT)
 		return;
@@ -141,15 +133,20 @@ static void add_hex(json_object *ev, const char *key, uint64_t v)
 	kw_event_add_str(ev, key, buf);
 }
 
+/* A fixed-size string of a record, which the kernel may not terminate. */
+static void add_fixed(json_object *ev, const char *key, const char *s, size_t len)
+{
+	char buf[KWB_NAME_LEN + 1];
+
+	snprintf(buf, sizeof(buf), "%.*s", (int)len, s);
+	kw_event_add_str(ev, key, buf);
+}
+
 static void add_hdr(json_object *ev, const struct kwb_hdr *h)
 {
-	char comm[KWB_COMM_LEN + 1];
-
-	memcpy(comm, h->comm, KWB_COMM_LEN);
-	comm[KWB_COMM_LEN] = '\0';
 	kw_event_add_int(ev, "pid", h->pid);
 	kw_event_add_int(ev, "tid", h->tid);
-	kw_event_add_str(ev, "comm", comm);
+	add_fixed(ev, "comm", h->comm, KWB_COMM_LEN);
 	kw_event_add_int(ev, "cpu", h->cpu);
 	kw_event_add_u64(ev, "ktime_ns", h->ktime_ns);
 }
@@ -162,23 +159,22 @@ static void add_stack(struct kwbpf *b, json_object *ev, const struct kwb_catch *
 {
 	json_object *arr = json_object_new_array();
 	size_t n = c->nstack > 0 ? (size_t)c->nstack / sizeof(c->stack[0]) : 0;
-	size_t i, first = 0, fn_len = strcspn(ip_sym, "+");
-	char buf[KW_SYM_MAX + 64];
+	size_t i, first = SIZE_MAX, fn_len = strcspn(ip_sym, "+");
+	char buf[KWB_STACK_DEPTH][KW_SYM_MAX + 64];
 
 	if (!arr)
 		return;
 	n = n > KWB_STACK_DEPTH ? KWB_STACK_DEPTH : n;
 	for (i = 0; i < n; i++) {
-		sym(b, c->stack[i], buf, sizeof(buf));
-		if (strncmp(buf, ip_sym, fn_len) == 0 && buf[fn_len] == '+') {
+		sym(b, c->stack[i], buf[i], sizeof(buf[i]));
+		if (first == SIZE_MAX && strncmp(buf[i], ip_sym, fn_len) == 0 &&
+		    buf[i][fn_len] == '+')
 			first = i;
-			break;
-		}
 	}
-	for (i = first; i < n; i++) {
-		sym(b, c->stack[i], buf, sizeof(buf));
-		json_object_array_add(arr, json_object_new_string(buf));
-	}
+	if (first == SIZE_MAX)
+		first = 0;
+	for (i = first; i < n; i++)
+		json_object_array_add(arr, json_object_new_string(buf[i]));
 	json_object_object_add(ev, "stack", arr);
 	kw_event_add_u64(ev, "handler_frames", first);
 }
@@ -186,14 +182,12 @@ static void add_stack(struct kwbpf *b, json_object *ev, const struct kwb_catch *
 static json_object *catch_event(struct kwbpf *b, const struct kwb_catch *c)
 {
 	json_object *ev = kw_event_new("catch");
-	char func[KWB_NAME_LEN + 1], ip_sym[KW_SYM_MAX + 64];
+	char ip_sym[KW_SYM_MAX + 64];
 
 	if (!ev)
 		return NULL;
-	memcpy(func, c->func, KWB_NAME_LEN);
-	func[KWB_NAME_LEN] = '\0';
 	sym(b, c->ip, ip_sym, sizeof(ip_sym));
-	kw_event_add_str(ev, "func", func);
+	add_fixed(ev, "func", c->func, KWB_NAME_LEN);
 	add_hex(ev, "addr", c->addr);
 	kw_event_add_u64(ev, "len", c->len);
 	kw_event_add_u64(ev, "depth", c->depth);
@@ -211,14 +205,11 @@ static json_object *catch_event(struct kwbpf *b, const struct kwb_catch *c)
 static json_object *fuzz_event(struct kwbpf *b, const struct kwb_fuzz *f)
 {
 	json_object *ev = kw_event_new(f->h.kind == KWB_FUZZ_ENTRY ? "fuzz_entry" : "fuzz_done");
-	char target[KWB_NAME_LEN + 1];
 	const char *blob = kwd_tied_blob(b->d, NULL);
 
 	if (!ev)
 		return NULL;
-	memcpy(target, f->target, KWB_NAME_LEN);
-	target[KWB_NAME_LEN] = '\0';
-	kw_event_add_str(ev, "target", target);
+	add_fixed(ev, "target", f->target, KWB_NAME_LEN);
 	kw_event_add_u64(ev, "size", f->size);
 	if (f->h.kind == KWB_FUZZ_ENTRY) {
 		kw_event_add_u64(ev, "regions", f->regions);
@@ -409,14 +400,15 @@ static bool wprobe_wanted(struct kwd *d, const char *name)
 	return false;
 }
 
-static bool wprobe_attached(struct kwbpf *b, const char *name)
+/* The slot following wprobe name, or -1. */
+static int slot_of(struct kwbpf *b, const char *name)
 {
-	unsigned int i;
+	int i;
 
 	for (i = 0; i < KWB_MAX_WPROBES; i++)
 		if (b->wp[i].link && strcmp(b->wp[i].name, name) == 0)
-			return true;
-	return false;
+			return i;
+	return -1;
 }
 
 static void detach_slot(struct kwbpf *b, unsigned int i)
@@ -430,12 +422,10 @@ static void detach_slot(struct kwbpf *b, unsigned int i)
 
 void kwbpf_wprobe_detach(struct kwd *d, const char *name)
 {
-	struct kwbpf *b = d->bpf;
-	unsigned int i;
+	int i = d->bpf ? slot_of(d->bpf, name) : -1;
 
-	for (i = 0; b && i < KWB_MAX_WPROBES; i++)
-		if (b->wp[i].link && strcmp(b->wp[i].name, name) == 0)
-			detach_slot(b, i);
+	if (i >= 0)
+		detach_slot(d->bpf, i);
 }
 
 static void sync_wprobes(struct kwbpf *b)
@@ -453,7 +443,7 @@ static void sync_wprobes(struct kwbpf *b)
 	for (j = 0; j < d->n_cur; j++) {
 		const struct kw_wprobe *p = &d->cur[j].wprobe;
 
-		if (d->cur[j].kind != KW_WPROBE || !p->enabled || wprobe_attached(b, p->name))
+		if (d->cur[j].kind != KW_WPROBE || !p->enabled || slot_of(b, p->name) >= 0)
 			continue;
 		for (i = 0; i < KWB_MAX_WPROBES && b->wp[i].link; i++)
 			;

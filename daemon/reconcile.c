@@ -230,9 +230,9 @@ static void lastgood_path(struct kwd *d, char *buf, size_t n)
 static void lastgood_save(struct kwd *d)
 {
 	struct lastgood_hdr h = { LASTGOOD_MAGIC, sizeof(struct kw_file), d->n_cur };
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
 	_cleanup_free_ char *buf = NULL;
 	size_t len = sizeof(h) + d->n_cur * sizeof(struct kw_file);
+	char path[PATH_MAX];
 	int r;
 
 	if (!d->state_dir[0] || !(buf = malloc(len)))
@@ -241,10 +241,7 @@ static void lastgood_save(struct kwd *d)
 	if (d->n_cur)
 		memcpy(buf + sizeof(h), d->cur, d->n_cur * sizeof(struct kw_file));
 	lastgood_path(d, path, sizeof(path));
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	r = kw_write_file_at(AT_FDCWD, tmp, buf, len);
-	if (r == 0 && rename(tmp, path) < 0)
-		r = neg_errno();
+	r = kw_replace_file(path, buf, len);
 	if (r < 0)
 		log_warning_errno(r, "cannot save the set in force to %s: %m", path);
 }

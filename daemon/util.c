@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -72,6 +74,19 @@ int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len)
 		len -= n;
 	}
 	return fsync(fd) < 0 ? neg_errno() : 0;
+}
+
+int kw_replace_file(const char *path, const void *buf, size_t len)
+{
+	char tmp[PATH_MAX + 8];
+	int r;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	r = kw_write_file_at(AT_FDCWD, tmp, buf, len);
+	if (r == 0 && rename(tmp, path) < 0)
+		r = neg_errno();
+	return r;
 }
 
 int kw_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
