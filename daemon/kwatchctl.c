@@ -34,7 +34,13 @@ struct follow {
 	/* what was seen */
 	uint64_t events, lost_records, lost_events, gaps, last_seq, matched;
 	double t_first, t_last;
+	/* -S: receipt time minus the event's ktime_ns (BPF events carry the
+	 * CLOCK_MONOTONIC time of their record), in ns */
+	uint64_t *lat;
+	size_t n_lat, cap_lat;
 };
+
+#define LAT_MAX (1 << 20)
 
 static double now_s(void)
 {
@@ -83,6 +89,49 @@ static bool type_wanted(const struct follow *f, const char *type)
 	return false;
 }
 
+static void add_latency(struct follow *f, uint64_t ktime_ns)
+{
+	uint64_t now = (uint64_t)(now_s() * 1e9);
+
+	if (ktime_ns > now || f->n_lat == LAT_MAX)
+		return;
+	if (f->n_lat == f->cap_lat) {
+		size_t cap = f->cap_lat ? f->cap_lat * 2 : 1024;
+		uint64_t *tmp = realloc(f->lat, cap * sizeof(*tmp));
+
+		if (!tmp)
+			return;
+		f->lat = tmp;
+		f->cap_lat = cap;
+	}
+	f->lat[f->n_lat++] = now - ktime_ns;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void print_summary(struct follow *f)
+{
+	double secs = f->matched ? f->t_last - f->t_first : 0.0;
+	size_t n = f->n_lat;
+
+	fprintf(stderr, "events=%" PRIu64 " matched=%" PRIu64 " lost_records=%" PRIu64
+		" lost_events=%" PRIu64 " gaps=%" PRIu64 " last_seq=%" PRIu64
+		" seconds=%.3f rate=%.0f/s\n", f->events, f->matched, f->lost_records,
+		f->lost_events, f->gaps, f->last_seq, secs,
+		secs > 0 ? (f->matched - 1) / secs : 0.0);
+	if (!n)
+		return;
+	qsort(f->lat, n, sizeof(*f->lat), cmp_u64);
+	fprintf(stderr, "latency_us min=%.0f median=%.0f p99=%.0f max=%.0f samples=%zu\n",
+		f->lat[0] / 1e3, f->lat[n / 2] / 1e3, f->lat[n * 99 / 100] / 1e3,
+		f->lat[n - 1] / 1e3, n);
+}
+
 /* One line of the stream; returns 1 when the follow is complete. */
 static int on_line(struct follow *f, const char *line)
 {
@@ -114,6 +163,8 @@ static int on_line(struct follow *f, const char *line)
 		f->t_last = now_s();
 		if (type_wanted(f, type))
 			f->matched++;
+		if (f->summary && json_object_object_get_ex(o, "ktime_ns", &v))
+			add_latency(f, json_object_get_uint64(v));
 		if (f->raw)
 			puts(line);
 		else
@@ -174,11 +225,9 @@ static int follow(int fd, struct follow *f)
 out:
 	fflush(stdout);
 	if (f->summary)
-		fprintf(stderr, "events=%" PRIu64 " matched=%" PRIu64 " lost_records=%" PRIu64
-			" lost_events=%" PRIu64 " gaps=%" PRIu64 " last_seq=%" PRIu64
-			" seconds=%.3f\n", f->events, f->matched, f->lost_records,
-			f->lost_events, f->gaps, f->last_seq,
-			f->matched ? f->t_last - f->t_first : 0.0);
+		print_summary(f);
+	free(f->lat);
+	f->lat = NULL;
 	return 0;
 }
 
@@ -205,8 +254,9 @@ static void usage(void)
 	       "  follow [-b] [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S] [-f FILE]\n"
 	       "         stream events: -b first the daemon's last 512 events, -r raw NDJSON,\n"
 	       "         -t only these types (lost records always shown), -n stop after\n"
-	       "         COUNT, -w wait SEC before reading (a stalled\n"
-	       "         client), -i exit after SEC without data, -S summary on stderr,\n"
+	       "         COUNT, -w wait SEC before reading (a stalled client), -i exit after\n"
+	       "         SEC without data, -S summary on stderr (counts, rate, and the latency\n"
+	       "         to receipt of events carrying ktime_ns),\n"
 	       "         -f read NDJSON from FILE (- for stdin) to its end instead of the socket;\n"
 	       "         a file still being written: tail -n +1 -F FILE | kwatchctl follow -f -\n"
 	       "  status [-r]   the daemon's state (files, watch, wprobes, spools, clients, drops)\n"

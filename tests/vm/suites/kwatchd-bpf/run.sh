@@ -6,24 +6,18 @@
 . /opt/kwatch/tests/guest/kstackwatch.sh
 . /opt/kwatch/tests/guest/kfuzztest.sh
 
-CONF=/etc/kwatchd
 SPOOLS=/var/lib/kwatchd/spool
 CRASHES=/var/lib/kwatchd/crashes
 EV=/tmp/kwatchd-bpf-events.ndjson
-SOCKSTAT=/opt/kwatch/bin/kwatch-sockstat
 MODDIR=/opt/kwatch/modules
 PLAT=/sys/kernel/debug/kwatch_platform
 VAR=/sys/kernel/debug/kwatch_wprobe/var
+FOLLOW_SETTLE=0.3
+. /opt/kwatch/tests/guest/kwatchd.sh
 
-events_of() { grep "\"type\":\"$1\"" "$EV"; }
-follow_start() { kwatchctl follow -r >"$EV" 2>/dev/null & FOLLOW=$!; sleep 0.3; }
-follow_stop() { sleep 0.3; kill "$FOLLOW" 2>/dev/null; wait "$FOLLOW" 2>/dev/null; }
-put() { printf '%b' "$3" >"$1/.$2.tmp" && mv "$1/.$2.tmp" "$1/$2"; }	# atomic, by rename
 # field KEY: the string or number value of KEY in each line on stdin.
 field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",]*\).*/\1/p"; }
 seq_of() { field seq; }
-# at_least N DIR: DIR holds N files or more (for wait_for).
-at_least() { [ "$(ls "$2" | wc -l)" -ge "$1" ]; }
 disarmed() { [ -z "$(cat $KSW)" ]; }
 
 # What the daemon says, for a failing test.
@@ -124,10 +118,11 @@ t_catch_latency() {
 	line=$(line_for test0)
 	put $CONF/watch.d w.conf "$(watch_file_of "$line")"
 	wait_for 5 grep -qxF "$line" $KSW || fail "not armed" || return 1
-	$SOCKSTAT -t catch -n 5 -w 20 >/tmp/lat.txt 2>/dev/null &
+	kwatchctl follow -r -t catch -n 5 -i 20 -S >/dev/null 2>/tmp/lat.txt &
 	sleep 0.5
 	for _ in 1 2 3 4 5; do echo test0 >$KT; sleep 0.2; done
-	wait $! || { cat /tmp/lat.txt; fail "fewer than 5 catch events"; return 1; }
+	wait $!
+	grep -q ' matched=5 ' /tmp/lat.txt || { cat /tmp/lat.txt; fail "fewer than 5 catch events"; return 1; }
 	rm $CONF/watch.d/w.conf
 	out=$(cat /tmp/lat.txt)
 	echo "$out"
@@ -254,7 +249,7 @@ t_ring_buffer_lost_count() {
 	write_conf "ringbuf_kib = 4" || fail "restart with a 4 KiB ring" || return 1
 	put $CONF/wprobe.d v.conf '[wprobe]\nname = kwv\naccess = w\nsymbol = kwt_var\nlength = 8\n'
 	wait_for 10 wprobe_attached kwv || { fail "wprobe kwv not attached"; diag; return 1; }
-	$SOCKSTAT -t wprobe_sample -n $n -w 15 -o /tmp/burst.ndjson >/tmp/burst.txt 2>/dev/null &
+	kwatchctl follow -r -t wprobe_sample -n $n -i 15 -S >/tmp/burst.ndjson 2>/tmp/burst.txt &
 	sleep 0.5
 	kill -STOP "$(systemctl show -p MainPID --value kwatchd)"
 	echo "burst $n" >$VAR
@@ -276,7 +271,7 @@ t_bpf_event_rate() {
 	write_conf "" || fail "restart" || return 1
 	put $CONF/wprobe.d v.conf '[wprobe]\nname = kwv\naccess = w\nsymbol = kwt_var\nlength = 8\n'
 	wait_for 10 wprobe_attached kwv || { fail "wprobe kwv not attached"; diag; return 1; }
-	$SOCKSTAT -t wprobe_sample -n $n -w 15 -o /tmp/rate.ndjson >/tmp/rate.txt 2>/dev/null &
+	kwatchctl follow -r -t wprobe_sample -n $n -i 15 -S >/tmp/rate.ndjson 2>/tmp/rate.txt &
 	sleep 0.5
 	echo "burst $n" >$VAR
 	wait $!

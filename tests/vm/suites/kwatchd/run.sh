@@ -11,18 +11,14 @@
 # each write).  The tests that need a real interface skip without it.
 . /opt/kwatch/tests/guest/ktap.sh
 
-CONF=/etc/kwatchd
 ST=/var/lib/kwatchd/test
 KSW=$ST/kstackwatch
 FIFO=$ST/kfuzztest/tgt/input
 SPOOL=/var/lib/kwatchd/spool/tgt
 EV=/tmp/kwatchd-events.ndjson
+. /opt/kwatch/tests/guest/kwatchd.sh
 
 status_field() { kwatchctl status -r | head -n1 | grep -o "\"$1\":[^,]*" | head -n1; }
-events_of() { grep "\"type\":\"$1\"" "$EV"; }
-follow_start() { kwatchctl follow -r >"$EV" 2>/dev/null & FOLLOW=$!; sleep 0.3; }
-follow_stop() { kill "$FOLLOW" 2>/dev/null; wait "$FOLLOW" 2>/dev/null; }
-put() { printf '%b' "$3" >"$1/.$2.tmp" && mv "$1/.$2.tmp" "$1/$2"; }	# atomic, by rename
 
 t_service_active_and_ready() {
 	local st text

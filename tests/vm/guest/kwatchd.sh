@@ -1,0 +1,15 @@
+# shellcheck shell=bash
+# Helpers shared by the kwatchd suites and the demo: drop-in files written
+# the way editors and tools should (atomically, by rename), and a socket
+# client that records the event stream to $EV while a test runs.
+CONF=/etc/kwatchd
+EV=${EV:-/tmp/kwatchd-events.ndjson}
+# Seconds follow_stop waits for late events before it stops the client.
+FOLLOW_SETTLE=${FOLLOW_SETTLE:-0}
+
+put() { printf '%b' "$3" >"$1/.$2.tmp" && mv "$1/.$2.tmp" "$1/$2"; }	# atomic, by rename
+events_of() { grep "\"type\":\"$1\"" "$EV"; }
+follow_start() { kwatchctl follow -r >"$EV" 2>/dev/null & FOLLOW=$!; sleep 0.3; }
+follow_stop() { sleep "$FOLLOW_SETTLE"; kill "$FOLLOW" 2>/dev/null; wait "$FOLLOW" 2>/dev/null; }
+# at_least N DIR: DIR holds N files or more (for wait_for).
+at_least() { [ "$(ls "$2" 2>/dev/null | wc -l)" -ge "$1" ]; }
