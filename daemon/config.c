@@ -41,6 +41,7 @@ void kw_settings_default(struct kw_settings *s)
 	strcpy(s->kmsg_path, "/dev/kmsg");
 	strcpy(s->kallsyms, "/proc/kallsyms");
 	strcpy(s->crash_dir, "/var/lib/kwatchd/crashes");
+	strcpy(s->pstore, "/sys/fs/pstore /var/lib/systemd/pstore");
 }
 
 /* State shared by the inih handlers: the first error wins. */
@@ -112,6 +113,26 @@ static int parse_bool(const char *v, bool *ret)
 static bool path_ok(const char *v)
 {
 	return v[0] == '/' && strlen(v) < PATH_MAX;
+}
+
+/* A space-separated list of absolute directories into dst; "" or "no": none. */
+static int parse_dirs(struct parse_state *ps, const char *key, const char *v, char *dst,
+		      size_t n)
+{
+	const char *p;
+	size_t len;
+
+	if (strcmp(v, "no") == 0)
+		v = "";
+	if (strlen(v) >= n)
+		return bad(ps, "%s: longer than %zu characters", key, n - 1);
+	for (p = v; *(p += strspn(p, " \t")); p += len) {
+		len = strcspn(p, " \t");
+		if (*p != '/')
+			return bad(ps, "%s: not an absolute path: '%.*s'", key, (int)len, p);
+	}
+	strcpy(dst, v);
+	return 1;
 }
 
 /* --- kwatchd.conf ------------------------------------------------------- */
@@ -186,6 +207,8 @@ static int settings_handler(void *user, const char *section, const char *key, co
 			s->ringbuf_kib = u;
 			return 1;
 		}
+		if (strcmp(key, "pstore") == 0)
+			return parse_dirs(ps, key, v, s->pstore, sizeof(s->pstore));
 		if (strcmp(key, "kmsg_path") == 0)
 			dst = s->kmsg_path;
 		else if (strcmp(key, "kallsyms") == 0)

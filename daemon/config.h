@@ -103,6 +103,7 @@ struct kw_settings {
 	char kmsg_path[PATH_MAX];
 	char kallsyms[PATH_MAX];
 	char crash_dir[PATH_MAX];
+	char pstore[PATH_MAX];		/* directories, space-separated; "": off */
 };
 
 void kw_settings_default(struct kw_settings *s);

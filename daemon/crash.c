@@ -23,6 +23,7 @@
 #include "kmsg.h"
 #include "kwatchd.h"
 #include "log.h"
+#include "pstore.h"
 #include "util.h"
 
 #define KMSG_REC_MAX 8192
@@ -36,7 +37,14 @@ struct crash_rt {
 	uint64_t last_seq, skip_to;
 	bool have_seq;
 	char pos_path[PATH_MAX];
-	uint64_t reports, repeats, tied, overruns;
+	uint64_t reports, repeats, tied, overruns, pstore;
+};
+
+/* Where a report was read, when not from this boot's /dev/kmsg: a panic
+ * record of the previous boot in pstore, kept whole beside its blob. */
+struct crash_origin {
+	const struct pstore_record *rec;
+	const char *panic;		/* the panic's first line */
 };
 
 /* --- position ------------------------------------------------------------- */
@@ -82,7 +90,7 @@ static int copy_file(const char *from, const char *to)
 }
 
 /* Keep the blob and the report in <crash_dir>/<target>/. */
-static int keep_crash(struct crash_rt *c, const struct kmsg_report *r, const char *target,
+static int keep_crash(struct crash_rt *c, const char *text, size_t len, const char *target,
 		      const char *blob, char *dir, size_t n)
 {
 	struct kwd *d = c->d;
@@ -110,7 +118,7 @@ static int keep_crash(struct crash_rt *c, const struct kmsg_report *r, const cha
 		if (access(to, F_OK) < 0)
 			break;
 	}
-	ret = kw_write_file_at(AT_FDCWD, to, r->text, r->text_len);
+	ret = kw_write_file_at(AT_FDCWD, to, text, len);
 	if (ret < 0)
 		return ret;
 	return kw_fsync_dir(dir);
@@ -128,9 +136,9 @@ static void add_frames(json_object *ev, const struct kmsg_report *r)
 	json_object_object_add(ev, "frames", arr);
 }
 
-static int on_report(const struct kmsg_report *r, void *userdata)
+static void report_event(struct crash_rt *c, const struct kmsg_report *r,
+			 const struct crash_origin *o)
 {
-	struct crash_rt *c = userdata;
 	struct kwd *d = c->d;
 	const char *target = NULL, *blob = kwd_tied_blob(d, &target);
 	char dir[PATH_MAX], addr[24];
@@ -144,7 +152,7 @@ static int on_report(const struct kmsg_report *r, void *userdata)
 		c->repeats++;
 		ev = kw_event_new("crash_repeat");
 		if (!ev)
-			return 0;
+			return;
 		kw_event_add_str(ev, "kind", r->kind_name);
 		kw_event_add_str(ev, "function", r->function);
 		kw_event_add_str(ev, "key", r->key);
@@ -154,11 +162,11 @@ static int on_report(const struct kmsg_report *r, void *userdata)
 			kw_event_add_str(ev, "blob", blob);
 		}
 		kwd_emit(d, ev);
-		return 0;
+		return;
 	}
 	ev = kw_event_new("crash");
 	if (!ev)
-		return 0;
+		return;
 	kw_event_add_str(ev, "kind", r->kind_name);
 	kw_event_add_str(ev, "title", r->title);
 	kw_event_add_str(ev, "function", r->function);
@@ -179,20 +187,77 @@ static int on_report(const struct kmsg_report *r, void *userdata)
 	kw_event_add_int(ev, "count", count > 0 ? count : 1);
 	kw_event_add_u64(ev, "kernel_ts_usec", r->ts_usec);
 	kw_event_add_bool(ev, "complete", r->complete);
+	kw_event_add_str(ev, "source", o ? "pstore" : "kmsg");
+	if (o) {
+		kw_event_add_str(ev, "boot", "previous");
+		kw_event_add_str(ev, "record", o->rec->path);
+		if (o->panic)
+			kw_event_add_str(ev, "panic", o->panic);
+	}
 	if (blob) {
 		kw_event_add_str(ev, "target", target);
 		kw_event_add_str(ev, "blob", blob);
-		ret = keep_crash(c, r, target, blob, dir, sizeof(dir));
+		ret = o ? keep_crash(c, o->rec->text, o->rec->len, target, blob, dir, sizeof(dir)) :
+			  keep_crash(c, r->text, r->text_len, target, blob, dir, sizeof(dir));
 		if (ret < 0)
 			log_error_errno(ret, "cannot keep blob %s of %s in %s: %m", blob, target, dir);
 		else
 			kw_event_add_str(ev, "crash_dir", dir);
 	}
 	kw_event_add_str(ev, "text", r->text);
-	log_warning("crash: %s in %s%s%s", r->kind_name, r->function[0] ? r->function : "?",
-		    blob ? ", blob " : "", blob ? blob : "");
+	log_warning("crash%s: %s in %s%s%s", o ? " in the previous boot" : "", r->kind_name,
+		    r->function[0] ? r->function : "?", blob ? ", blob " : "", blob ? blob : "");
 	kwd_emit(d, ev);
+}
+
+static int on_report(const struct kmsg_report *r, void *userdata)
+{
+	report_event(userdata, r, NULL);
 	return 0;
+}
+
+/* --- the previous boot's panic ---------------------------------------------- */
+
+static int on_record(const struct pstore_record *rec, void *userdata)
+{
+	struct crash_rt *c = userdata;
+	_cleanup_free_ struct kmsg_report *cause = NULL, *panic = NULL;
+	struct crash_origin o = { .rec = rec };
+	int r;
+
+	/* An oops that did not panic was read live from /dev/kmsg. */
+	if (strcmp(rec->reason, "Panic") != 0 || rec->part != 1) {
+		log_debug("pstore: %s (%s part %u) is not a panic's last part, skipped",
+			  rec->path, rec->reason[0] ? rec->reason : "no header", rec->part);
+		return 0;
+	}
+	r = pstore_reports(rec->text, &cause, &panic);
+	if (r < 0)
+		return r;
+	if (!cause && !panic) {
+		log_warning("pstore: no report in %s", rec->path);
+		return 0;
+	}
+	c->pstore++;
+	o.panic = panic ? panic->title : NULL;
+	report_event(c, cause ? cause : panic, &o);
+	return 0;
+}
+
+void crash_pstore(struct kwd *d)
+{
+	struct crash_rt *c = d->crash;
+	char seen[PATH_MAX];
+	int r;
+
+	if (!c || !d->set.pstore[0] || !d->state_dir[0])
+		return;
+	snprintf(seen, sizeof(seen), "%.4000s/pstore.seen", d->state_dir);
+	r = pstore_scan(d->set.pstore, seen, on_record, c);
+	if (r < 0)
+		log_warning_errno(r, "pstore: %m");
+	else if (r > 0)
+		log_info("pstore: %d record(s) of the previous boot read", r);
 }
 
 /* --- reading ---------------------------------------------------------------- */
@@ -330,6 +395,7 @@ void crash_status(struct kwd *d, json_object *st)
 	kw_event_add_u64(o, "repeats", c->repeats);
 	kw_event_add_u64(o, "tied_to_blobs", c->tied);
 	kw_event_add_u64(o, "kmsg_overruns", c->overruns);
+	kw_event_add_u64(o, "previous_boot_panics", c->pstore);
 	kw_event_add_u64(o, "kmsg_seq", c->last_seq);
 	json_object_object_add(st, "crashes", o);
 }

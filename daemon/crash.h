@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Crash capture (crash.c): kernel reports from /dev/kmsg as events, tied
- * to the fuzz blob in flight when they appear. */
+/* Crash capture (crash.c): kernel reports from /dev/kmsg, and the previous
+ * boot's panic from pstore, as events, tied to the fuzz blob in flight
+ * when they appear. */
 #ifndef KW_CRASH_H
 #define KW_CRASH_H
 
@@ -14,6 +15,10 @@ struct kwd;
 int crash_open(struct kwd *d);
 /* Read and report every record available now. */
 void crash_drain(struct kwd *d);
+/* Read the pstore records ([capture] pstore) not read before: each panic
+ * of the previous boot is one crash event (source pstore) for the report
+ * that caused it, tied to the blob that is tied now. */
+void crash_pstore(struct kwd *d);
 void crash_close(struct kwd *d);
 void crash_status(struct kwd *d, json_object *st);
 

@@ -8,7 +8,8 @@ KWD_HDRS := $(wildcard daemon/*.h)
 
 # The pure parts, shared by the daemon and the host tests.
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
-	daemon/config.c daemon/apply.c daemon/spool.c daemon/kmsg.c daemon/ksym.c
+	daemon/config.c daemon/apply.c daemon/spool.c daemon/kmsg.c daemon/ksym.c \
+	daemon/pstore.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/reconcile.c daemon/kwbpf.c daemon/crash.c daemon/kwatchd.c
 KWCTL_SRCS := daemon/kwatchctl.c daemon/kwatchctl-events.c daemon/util.c
@@ -25,7 +26,7 @@ $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWD_HDRS)
 
 # --- host tests (cmocka, ASan/UBSan) -------------------------------------------
 
-KWD_TESTS := config apply spool event queue wprobe kmsg ksym
+KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore
 define kwd_test
 $(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/wprobe.c $(KWD_HDRS)
 	@mkdir -p $$(@D)
@@ -45,9 +46,10 @@ $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c daemon/config.c daemon/util.c $(
 $(B)/fuzz/fuzz_event: tests/fuzz/fuzz_event.c daemon/event.c daemon/util.c $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< daemon/event.c daemon/util.c $(KWD_LIBS)
-$(B)/fuzz/fuzz_kmsg: tests/fuzz/fuzz_kmsg.c daemon/kmsg.c daemon/util.c $(KWD_HDRS)
+KWD_FUZZ_KMSG := daemon/kmsg.c daemon/pstore.c daemon/log.c daemon/util.c
+$(B)/fuzz/fuzz_kmsg: tests/fuzz/fuzz_kmsg.c $(KWD_FUZZ_KMSG) $(KWD_HDRS)
 	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< daemon/kmsg.c daemon/util.c $(KWD_LIBS)
+	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_KMSG) $(KWD_LIBS)
 $(B)/unit/kwatchd/fuzz_smoke: tests/fuzz/fuzz-smoke.sh $(addprefix $(B)/fuzz/,$(KWD_FUZZ))
 	@mkdir -p $(@D)
 	sed 's|@FUZZDIR@|$(CURDIR)/$(B)/fuzz|; s|@CORPUS@|$(CURDIR)/tests/fuzz/corpus|' $< >$@

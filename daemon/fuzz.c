@@ -68,10 +68,14 @@ static void on_recover(const struct spool_result *res, void *ud)
 		return;
 	snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir,
 		 spool_dir_name[SPOOL_INTERRUPTED], res->final_name);
-	if (d->n_recovered++ == 0)
+	if (d->n_recovered++ == 0) {
 		kwd_tie(d, z->file.fuzz.target, res->final_name, path);
-	else
+		/* Claimed in an earlier boot: the kernel panicked in its write,
+		 * and the report is in pstore, not in this boot's log. */
+		d->tie.prev_boot = res->claimed && res->claimed < kw_boot_time();
+	} else {
 		kwd_untie(d);
+	}
 }
 
 static void schedule(struct fuzz_rt *z, uint64_t delay_us)
@@ -126,6 +130,7 @@ void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *pa
 	snprintf(d->tie.blob, sizeof(d->tie.blob), "%s", blob);
 	snprintf(d->tie.path, sizeof(d->tie.path), "%s", path);
 	d->tie.t0_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	d->tie.prev_boot = false;
 	d->tie.set = true;
 }
 

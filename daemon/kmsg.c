@@ -628,6 +628,13 @@ const char *kmsg_strip(const char *rec, uint64_t *ts_usec, uint64_t *seq)
 			return prio >> 3 ? NULL : semi + 1;
 		}
 	}
+	/* The syslog form of pstore's dumps: "<PRIO>", then the console's
+	 * timestamp with CONFIG_PRINTK_TIME. */
+	s = rec + 1;
+	if (*rec == '<' && num(&s, &prio) && *s == '>') {
+		s = console_strip(s + 1, ts_usec);
+		return prio >> 3 ? NULL : s;
+	}
 	return console_strip(rec, ts_usec);
 }
 

@@ -119,11 +119,12 @@ int kmsg_feed(struct kmsg_parser *p, const char *line, uint64_t ts_usec,
 /* Deliver the open report, if any, as incomplete (e.g. at EOF). */
 int kmsg_flush(struct kmsg_parser *p, kmsg_report_cb cb, void *userdata);
 
-/* Take the header off one /dev/kmsg record ("PRIO,SEQ,TS_USEC,FLAGS[,..];")
- * or console line ("[   12.345678] ", an optional "[    T1]" after it) and
- * return the message.  ts_usec and seq (either may be NULL) get the
- * header's values, 0 and KMSG_SEQ_NONE without one.  A line with neither
- * header is returned whole.  NULL for a /dev/kmsg record with a facility
+/* Take the header off one /dev/kmsg record ("PRIO,SEQ,TS_USEC,FLAGS[,..];"),
+ * console line ("[   12.345678] ", an optional "[    T1]" after it) or line
+ * of a pstore dump ("<PRIO>", the console form after it) and return the
+ * message.  ts_usec and seq (either may be NULL) get the
+ * header's values, 0 and KMSG_SEQ_NONE without one.  A line with no
+ * header is returned whole.  NULL for a record or pstore line with a facility
  * other than the kernel's (ts_usec and seq still set): written by a
  * process, not to be trusted. */
 const char *kmsg_strip(const char *rec, uint64_t *ts_usec, uint64_t *seq);

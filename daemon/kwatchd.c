@@ -133,6 +133,7 @@ static void reload_settings(struct kwd *d)
 	PENDING(kmsg_path);
 	PENDING(kallsyms);
 	PENDING(crash_dir);
+	PENDING(pstore);
 #undef PENDING
 	if (!keys[0])
 		return;
@@ -379,10 +380,17 @@ int main(int argc, char **argv)
 	r = kwd_reload(&d, "start");
 	if (r < 0)
 		goto out;
-	/* What the kernel logged while we were not running: a report made by
-	 * the blob found in flight (if it is the only one) is tied to it. */
-	crash_drain(&d);
+	/* What the kernel logged while we were not running, and what pstore
+	 * kept of the previous boot's panic: a report made by the blob found
+	 * in flight (if it is the only one) is tied to it, from this boot's
+	 * log or from pstore as the boot it was claimed in says. */
+	if (d.tie.set && !d.tie.prev_boot) {
+		crash_drain(&d);
+		kwd_untie(&d);
+	}
+	crash_pstore(&d);
 	kwd_untie(&d);
+	crash_drain(&d);
 	/* A watch left by a daemon that was killed must not outlive its
 	 * configuration: with nothing to arm, clear the control file. */
 	if (!d.armed_line[0] && ksw_present(d.set.kstackwatch) &&

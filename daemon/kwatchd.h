@@ -70,6 +70,7 @@ struct kwd {
 		char blob[NAME_MAX + 1];
 		char path[PATH_MAX];		/* where the blob is now */
 		uint64_t t0_ns;			/* CLOCK_MONOTONIC at its write */
+		bool prev_boot;			/* found in flight, claimed before this boot */
 	} tie;
 };
 

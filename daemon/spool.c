@@ -140,8 +140,10 @@ int spool_recover(struct spool *s, void (*cb)(const struct spool_result *, void 
 		if (!blob_name(de))
 			continue;
 		snprintf(res.name, sizeof(res.name), "%s", de->d_name);
-		if (fstatat(s->fd[SPOOL_INFLIGHT], de->d_name, &st, 0) == 0)
+		if (fstatat(s->fd[SPOOL_INFLIGHT], de->d_name, &st, 0) == 0) {
 			res.size = st.st_size;
+			res.claimed = st.st_ctime;	/* the claim's rename */
+		}
 		r = move(s, de->d_name, SPOOL_INFLIGHT, SPOOL_INTERRUPTED, res.final_name,
 			 sizeof(res.final_name));
 		if (r < 0)

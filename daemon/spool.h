@@ -45,6 +45,7 @@ struct spool_result {
 	int err;			/* the write's negative errno when REJECTED */
 	size_t size;
 	char final_name[NAME_MAX + 1];	/* its name in done/, rejected/, ... */
+	int64_t claimed;		/* INTERRUPTED: when it went in flight (s) */
 };
 
 int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat);

@@ -24,7 +24,11 @@ KWATCHCTL=${KWATCH_KWATCHCTL:-$KWATCH_TOP/build/daemon/kwatchctl}
 # log_buf_len: the suites find their reports by counting dmesg lines, which
 # works only while the log buffer has not wrapped; a whole run logs more
 # than the default 128 KiB.
-CMDLINE_BASE="root=/dev/vda rw console=ttyS0,115200 panic=-1 kasan_multi_shot log_buf_len=8M net.ifnames=0 idle=halt ${KWATCH_CMDLINE:-}"
+# memmap/ramoops: 1 MiB at 768 MiB that the kernel leaves alone and QEMU
+# keeps across a reset: pstore's ramoops backend keeps a panic's log there
+# for the next boot (records of 64 KiB: a whole report and what led to it).
+PSTORE_ARGS="memmap=1M\$0x30000000 ramoops.mem_address=0x30000000 ramoops.mem_size=0x100000 ramoops.record_size=0x10000"
+CMDLINE_BASE="root=/dev/vda rw console=ttyS0,115200 panic=-1 kasan_multi_shot log_buf_len=8M net.ifnames=0 idle=halt $PSTORE_ARGS ${KWATCH_CMDLINE:-}"
 
 [ -f "$KERNEL" ] || die "no kernel at $KERNEL: run 'make kernel'"
 [ -f "$IMG" ] || die "no image at $IMG: run 'make image'"
@@ -39,10 +43,14 @@ new_run_dir() {
 	echo "$d"
 }
 
+# qemu_args RUN [reboot]: QEMU's arguments in QEMU.  A panic (panic=-1)
+# resets the guest, which ends QEMU unless "reboot" is given: the test
+# runner goes on after a reboot (tests/vm/guest/run-suites).
 qemu_args() {
-	local run=$1
+	local run=$1 noreboot=(-no-reboot)
+	[ "${2:-}" = reboot ] && noreboot=()
 	QEMU=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max
-		-smp "$VM_CPUS" -m "$VM_MEM" -nographic -no-reboot -nic none
+		-smp "$VM_CPUS" -m "$VM_MEM" -nographic "${noreboot[@]}" -nic none
 		-kernel "$KERNEL"
 		-drive "file=$run/disk.qcow2,if=virtio,format=qcow2,cache=unsafe"
 		-device virtio-rng-pci
@@ -102,7 +110,7 @@ cmd_test() {
 	local suites=${1:-all} run t0 shown=0 last_beat rc=0 verdict
 	run=$(new_run_dir "${suites//,/+}")
 	[ -z "${KWATCH_RUN_LINK:-}" ] || ln -sfn "$run" "$KWATCH_RUN_LINK"
-	qemu_args "$run"
+	qemu_args "$run" reboot
 	: >"$run/ktap.txt"
 	say "booting the guest for suite(s) '$suites' (TCG, $VM_CPUS vCPUs); run dir $run"
 	t0=$(date +%s)
@@ -113,7 +121,8 @@ cmd_test() {
 
 	if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
 		say "the guest did not finish within ${VM_TIMEOUT}s: killed"
-	elif grep -q 'Kernel panic' "$run/console.log" 2>/dev/null; then
+	elif ! grep -q '^# kwatch guest: done' "$run/ktap.txt" &&
+		grep -q 'Kernel panic' "$run/console.log" 2>/dev/null; then
 		say "the guest kernel panicked:"
 		grep -m1 -A3 'Kernel panic' "$run/console.log" >&2
 	elif [ "$rc" -ne 0 ]; then
@@ -122,6 +131,8 @@ cmd_test() {
 	local boot
 	boot=$(grep -o 'kwatch-boot-seconds: [0-9.]*' "$run/ktap.txt" | head -n1 | cut -d' ' -f2 || true)
 	[ -n "$boot" ] && say "boot to multi-user: ${boot}s of guest time (budget 30s); whole run ${secs}s"
+	grep -o 'kwatch guest: boot [0-9]* of this run, in suite [0-9]*' "$run/ktap.txt" |
+		sed 's/^/the guest rebooted: /' | while read -r l; do say "$l"; done
 	verdict=0
 	"$SUMMARY" "$run/ktap.txt" || verdict=$?
 	if [ $verdict -ne 0 ]; then

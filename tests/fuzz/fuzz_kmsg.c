@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* libFuzzer harness: the kernel log parser.  The input's lines go through
  * kmsg_strip() and kmsg_feed() (the whole input as one /dev/kmsg record
- * too), every report into the dedup table.  Whatever the bytes, reports
- * keep to their bounds and their strings end. */
+ * too), every report into the dedup table; then the input as a pstore
+ * record split into its panic and that panic's cause.  Whatever the bytes,
+ * reports keep to their bounds and their strings end. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "kmsg.h"
+#include "pstore.h"
 
 static void check_str(const char *s, size_t n)
 {
@@ -43,6 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct kmsg_dedup d;
 	struct kmsg_parser p;
+	struct kmsg_report *cause = NULL, *panic = NULL;
 	char *s = malloc(size + 1), *line, *next;
 	const char *m;
 	uint64_t ts;
@@ -69,6 +72,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	kmsg_flush(&p, check, &d);
 	kmsg_parser_free(&p);
+
+	memcpy(s, data, size);
+	if (pstore_reports(s, &cause, &panic) == 0) {
+		if (cause && (cause->kind == KMSG_PANIC || check(cause, &d)))
+			abort();
+		if (panic && (panic->kind != KMSG_PANIC || check(panic, &d)))
+			abort();
+	}
+	free(cause);
+	free(panic);
 	kmsg_dedup_free(&d);
 	free(s);
 	return 0;

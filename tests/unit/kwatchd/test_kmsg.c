@@ -111,6 +111,16 @@ static void strip(void **state)
 	m = kmsg_strip("[    0.000100][    T1] init", &ts, NULL);
 	assert_string_equal(m, "init");
 	assert_int_equal(ts, 100);
+	/* pstore's dumps: the console form after the syslog priority. */
+	m = kmsg_strip("<4>[   12.345678] WARNING: x", &ts, &seq);
+	assert_string_equal(m, "WARNING: x");
+	assert_int_equal(ts, 12345678);
+	assert_int_equal(seq, KMSG_SEQ_NONE);
+	assert_null(kmsg_strip("<13>[    1.000000] BUG: KASAN: from a process", &ts, NULL));
+	m = kmsg_strip("<4>Oops: 0002 [#1] SMP KASAN", &ts, NULL);	/* no PRINTK_TIME */
+	assert_string_equal(m, "Oops: 0002 [#1] SMP KASAN");
+	assert_int_equal(ts, 0);
+	assert_string_equal(kmsg_strip("<4x> y", NULL, NULL), "<4x> y");
 	m = kmsg_strip("[ 1.5]", &ts, NULL);
 	assert_string_equal(m, "");
 	assert_int_equal(ts, 1500000);

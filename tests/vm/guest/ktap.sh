@@ -4,6 +4,14 @@
 # time limit; its output becomes "# " diagnostics; it passes by returning 0,
 # fails by returning anything else, and skips by returning 77 after printing
 # the reason.  Tests run in the order they are defined.
+#
+# Across a reboot of the guest: with KTAP_STATE set (run-suites sets it to a
+# file on the guest's disk), ktap_main records there which test runs.  A
+# test that reboots the guest on purpose (a kernel panic) calls
+# ktap_reboot_expected first; after the reboot ktap_main runs that test
+# again with KTAP_AFTER_REBOOT=1, appending to its diagnostics, and goes
+# on.  A test during which the guest rebooted without saying so fails, and
+# the tests after it run.
 
 KTAP_TEST_TIMEOUT=${KTAP_TEST_TIMEOUT:-180}
 
@@ -32,10 +40,20 @@ wait_for() {
 	done
 }
 
-# Run test function $1 with output in $2; sets KTAP_RC (124 on time-out).
+# ktap_reboot_expected: the test is about to reboot the guest; everything
+# written so far is synced to disk.
+ktap_reboot_expected() {
+	[ -n "${KTAP_STATE:-}" ] || { echo "FAIL: no KTAP_STATE: cannot go on after a reboot"; return 1; }
+	: >"$KTAP_STATE.reboot"
+	sync
+}
+
+# Run test function $1 with output in $2 (appended to when $3 is "append");
+# sets KTAP_RC (124 on time-out).
 _ktap_run_one() {
 	local pid i=0
-	( set +e; "$1" ) >"$2" 2>&1 &
+	[ "${3:-}" = append ] || : >"$2"
+	( set +e; "$1" ) >>"$2" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ $i -ge $((KTAP_TEST_TIMEOUT * 10)) ]; then
@@ -57,18 +75,41 @@ _ktap_run_one() {
 ktap_nest() { sed 's/^/    /' "$@"; }
 
 ktap_main() {
-	local tests=() t n=0 failed=0 out
+	local tests=() t n=0 failed=0 out first=1 mode state=${KTAP_STATE:-}
 	shopt -s extdebug
 	mapfile -t tests < <(for f in $(declare -F | awk '$3 ~ /^t_/ {print $3}'); do
 		declare -F "$f"
 	done | sort -k2 -n | awk '{print $1}')
 	shopt -u extdebug
-	echo "KTAP version 1"
-	echo "1..${#tests[@]}"
-	out=$(mktemp)
+	if [ -n "$state" ] && [ -s "$state" ]; then
+		# After a reboot: the header and the tests before went out.
+		read -r first failed <"$state"
+		out=$state.out
+	else
+		echo "KTAP version 1"
+		echo "1..${#tests[@]}"
+		out=${state:+$state.out}
+		out=${out:-$(mktemp)}
+	fi
 	for t in "${tests[@]}"; do
 		n=$((n + 1))
-		_ktap_run_one "$t" "$out"
+		[ $n -ge "$first" ] || continue
+		mode=
+		unset KTAP_AFTER_REBOOT
+		if [ $n -eq "$first" ] && [ -n "$state" ] && [ -s "$state" ]; then
+			if [ ! -e "$state.reboot" ]; then
+				sed 's/^/# /' "$out"
+				echo "# ${t#t_}: the guest rebooted during this test (a kernel panic?)"
+				echo "not ok $n - ${t#t_}"
+				failed=1
+				continue
+			fi
+			rm -f "$state.reboot"
+			export KTAP_AFTER_REBOOT=1
+			mode=append
+		fi
+		[ -z "$state" ] || { echo "$n $failed" >"$state"; sync; }
+		_ktap_run_one "$t" "$out" $mode
 		# Lines a test marks "KTAP:" are nested KTAP, the rest diagnostics.
 		grep -v '^KTAP:' "$out" | sed 's/^/# /'
 		sed -n 's/^KTAP:/    /p' "$out"
@@ -81,5 +122,6 @@ ktap_main() {
 		esac
 	done
 	rm -f "$out"
+	[ -z "$state" ] || rm -f "$state"
 	return $failed
 }

@@ -1,0 +1,120 @@
+#!/bin/bash
+# Suite "kwatchd-panic": a fuzz blob whose write oopses with panic_on_oops
+# set.  The kernel panics, ramoops keeps the log's tail in RAM that QEMU
+# keeps across the reset, the guest boots again and the suite goes on (see
+# ktap.sh): kwatchd, started at boot, finds the blob in flight and pairs it
+# with the panic report that pstore has of the previous boot.
+. /opt/kwatch/tests/guest/ktap.sh
+
+SPOOLS=/var/lib/kwatchd/spool
+CRASHES=/var/lib/kwatchd/crashes
+EV=/tmp/kwatchd-panic-events.ndjson
+MODDIR=/opt/kwatch/modules
+PLAT=/sys/kernel/debug/kwatch_platform
+KFT=/var/lib/kwatchd/test/kft
+KEEP=/var/lib/kwatch-tests/kwatchd-panic	# on disk: survives the reboot
+. /opt/kwatch/tests/guest/kwatchd.sh
+
+field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",]*\).*/\1/p"; }
+
+diag() {
+	echo "--- kwatchctl status"; kwatchctl status 2>&1 | head -n 30
+	echo "--- /sys/fs/pstore"; ls -l /sys/fs/pstore
+	echo "--- /var/lib/systemd/pstore"; ls -lR /var/lib/systemd/pstore
+	echo "--- journal"; journalctl -b -u kwatchd -n 25 --no-pager -o cat 2>&1
+	return 1
+}
+
+# The test kernel has ramoops in the memmap= hole that vm.sh's command line
+# reserves.
+t_ramoops_ready() {
+	local addr
+	addr=$(cat /sys/module/ramoops/parameters/mem_address 2>/dev/null)
+	[ -n "$addr" ] && [ "$addr" != 0 ] || fail "ramoops has no memory (mem_address '$addr')" || return 1
+	echo "ramoops at $(printf '0x%x' "$addr"), $(cat /sys/module/ramoops/parameters/mem_size) bytes," \
+		"records of $(cat /sys/module/ramoops/parameters/record_size)"
+	dmesg 2>/dev/null | grep -m1 "pstore: Registered ramoops" || fail "pstore has no ramoops backend" || return 1
+	mountpoint -q /sys/fs/pstore || fail "/sys/fs/pstore not mounted"
+}
+
+# Before the reboot: a stand-in target whose "input" is the platform
+# module's crash file (the blob says "null": a store to NULL), fed by the
+# spool with panic_on_oops set.  After it: the events and files.
+t_panic_in_write_paired_after_reboot() {
+	local sp=$SPOOLS/crashy ev
+	if [ -z "${KTAP_AFTER_REBOOT:-}" ]; then
+		mkdir -p $KEEP $KFT/crashy
+		cp $CONF/kwatchd.conf $KEEP/kwatchd.conf.orig
+		rm -f $CONF/watch.d/*.conf $CONF/wprobe.d/*.conf $CONF/fuzz.d/*.conf
+		[ -d $PLAT ] || insmod $MODDIR/kwatch_platform.ko || fail "insmod kwatch_platform" || return 1
+		ln -sfn $PLAT/crash $KFT/crashy/input
+		printf '[daemon]\npush = /dev/virtio-ports/org.kwatch.events\n[kernel]\nkfuzztest = %s\n' \
+			$KFT >$CONF/kwatchd.conf
+		systemctl restart kwatchd || fail "restart" || return 1
+		put $CONF/fuzz.d crashy.conf '[fuzz]\ntarget = crashy\n'
+		wait_for 10 test -d $sp/done || { fail "spool not started"; diag; return 1; }
+		echo "$(date +%s.%N)" >$KEEP/t0
+		echo "spool ready; panic_on_oops=1, then the blob"
+		sysctl -q kernel.panic_on_oops=1
+		ktap_reboot_expected || return 1
+		put $sp boom 'null\n'
+		sleep 60
+		fail "the kernel did not panic"
+		return 1
+	fi
+	echo "rebooted: boot $(cat /var/lib/kwatch-tests/boots) of this run," \
+		"$(awk -v t="$(cat $KEEP/t0)" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - t }')s after the blob"
+	wait_for 30 test -S /run/kwatchd/events.sock || { fail "kwatchd not up"; diag; return 1; }
+	# The backlog holds what kwatchd said at start-up.
+	kwatchctl follow -b -r -t crash -n 1 -i 10 >"$EV"
+	kwatchctl follow -b -r -t fuzz_interrupted -n 1 -i 2 >>"$EV"
+	ev=$(events_of crash)
+	echo "$ev" | cut -c1-500
+	[ -n "$ev" ] || { fail "no crash event"; diag; return 1; }
+	# The record, whole, on the console (a test fixture for the host tests).
+	if [ -f $CRASHES/crashy/boom.report ]; then
+		echo "kwatch-pstore-record-begin $(echo "$ev" | field record)"
+		cat $CRASHES/crashy/boom.report
+		echo "kwatch-pstore-record-end"
+	fi >/dev/console
+	expect_eq "source" "$(echo "$ev" | field source)" pstore || return 1
+	expect_eq "boot" "$(echo "$ev" | field boot)" previous || return 1
+	expect_eq "kind" "$(echo "$ev" | field kind)" oops || return 1
+	expect_eq "function" "$(echo "$ev" | field function)" kwatch_platform_null_store || return 1
+	expect_eq "access" "$(echo "$ev" | field access)" write || return 1
+	expect_eq "panic" "$(echo "$ev" | field panic)" "Kernel panic - not syncing: Fatal exception" || return 1
+	expect_eq "tied to" "$(echo "$ev" | field target)/$(echo "$ev" | field blob)" crashy/boom || return 1
+	events_of fuzz_interrupted | grep -q '"blob":"boom"' ||
+		{ fail "no fuzz_interrupted event for boom"; cat "$EV"; return 1; }
+	cmp $sp/interrupted/boom $CRASHES/crashy/boom || fail "crashes/crashy lacks the blob" || return 1
+	grep -q '^Panic#[0-9]* Part1' $CRASHES/crashy/boom.report ||
+		fail "the report beside the blob is not the pstore record" || return 1
+	grep -q 'BUG: kernel NULL pointer dereference' $CRASHES/crashy/boom.report ||
+		fail "no oops in the report beside the blob" || return 1
+	echo "record $(echo "$ev" | field record); blob and report in $CRASHES/crashy/"
+}
+
+# A restarted daemon does not report the record again.
+t_record_read_once() {
+	local n
+	systemctl restart kwatchd || fail "restart" || return 1
+	wait_for 10 test -S /run/kwatchd/events.sock || fail "kwatchd not up" || return 1
+	n=$(kwatchctl status -r | head -n1 | sed -n 's/.*"previous_boot_panics":\([0-9]*\).*/\1/p')
+	expect_eq "previous-boot panics read by the restarted daemon" "$n" 0 || { diag; return 1; }
+	kwatchctl follow -b -r -t crash -n 1 -i 2 >"$EV"
+	if events_of crash | grep -q '"source":"pstore"'; then
+		fail "the pstore record was reported again"
+		return 1
+	fi
+	echo "$(wc -l </var/lib/kwatchd/pstore.seen) record(s) in pstore.seen"
+}
+
+t_restore() {
+	rm -f $CONF/fuzz.d/*.conf
+	[ -f $KEEP/kwatchd.conf.orig ] && cp $KEEP/kwatchd.conf.orig $CONF/kwatchd.conf
+	rm -rf $KEEP $KFT $SPOOLS/crashy $CRASHES/crashy
+	systemctl restart kwatchd
+	expect_eq "kwatchd" "$(systemctl is-active kwatchd)" active
+}
+
+ktap_main
