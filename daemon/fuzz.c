@@ -16,6 +16,13 @@
 
 #define FUZZ_BATCH 64
 
+/* A blob found in flight that went in flight before this boot: the kernel
+ * died in its write (a panic), not just the daemon. */
+static bool claimed_before_boot(const struct spool_result *res)
+{
+	return res->state == SPOOL_INTERRUPTED && res->claimed && res->claimed < kw_boot_time();
+}
+
 static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_result *res)
 {
 	static const char *const type[_SPOOL_STATE_MAX] = {
@@ -39,8 +46,11 @@ static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_re
 		kw_event_add_str(ev, "error", strerror(-res->err));
 		z->rejected++;
 	} else if (res->state == SPOOL_INTERRUPTED) {
-		kw_event_add_str(ev, "reason",
-				 "in flight when the daemon or the kernel stopped; set aside, not replayed");
+		kw_event_add_str(ev, "reason", claimed_before_boot(res) ?
+				 "in flight when the kernel stopped; set aside, not replayed" :
+				 "in flight when the daemon stopped; set aside, not replayed");
+		if (claimed_before_boot(res))
+			kw_event_add_str(ev, "boot", "previous");
 		z->interrupted++;
 		log_warning("fuzz %s: blob %s was in flight at the last stop, moved to %s",
 			    z->file.fuzz.target, res->name, moved);
@@ -72,7 +82,7 @@ static void on_recover(const struct spool_result *res, void *ud)
 		kwd_tie(d, z->file.fuzz.target, res->final_name, path);
 		/* Claimed in an earlier boot: the kernel panicked in its write,
 		 * and the report is in pstore, not in this boot's log. */
-		d->tie.prev_boot = res->claimed && res->claimed < kw_boot_time();
+		d->tie.prev_boot = claimed_before_boot(res);
 	} else {
 		kwd_untie(d);
 	}

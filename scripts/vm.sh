@@ -19,6 +19,9 @@ IMG=$IMAGE_DIR/kwatch.img
 VM_MEM=${KWATCH_VM_MEM:-2G}
 VM_CPUS=${KWATCH_VM_CPUS:-2}
 VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-1800}
+VM_MAX_BOOTS=4
+RAM_DIR=${KWATCH_RAM_DIR:-/dev/shm}
+[ -d "$RAM_DIR" ] || RAM_DIR=$RUNS_DIR
 SUMMARY=${KWATCH_KTAP_SUMMARY:-$KWATCH_TOP/build/host/ktap-summary}
 KWATCHCTL=${KWATCH_KWATCHCTL:-$KWATCH_TOP/build/daemon/kwatchctl}
 # log_buf_len: the suites find their reports by counting dmesg lines, which
@@ -43,21 +46,24 @@ new_run_dir() {
 	echo "$d"
 }
 
-# qemu_args RUN [reboot]: QEMU's arguments in QEMU.  A panic (panic=-1)
-# resets the guest, which ends QEMU unless "reboot" is given: the test
-# runner goes on after a reboot (tests/vm/guest/run-suites).
+# qemu_args RUN: QEMU's arguments in QEMU.  A reset (a panic, panic=-1)
+# ends QEMU (-no-reboot); vm_boot decides whether to boot again.  The
+# guest's RAM is a file QEMU maps shared (VM_RAM, on /dev/shm), so a boot
+# after a panic finds what ramoops kept, as after a warm reset, in a fresh
+# QEMU.  The output files are appended to across boots.
 qemu_args() {
-	local run=$1 noreboot=(-no-reboot)
-	[ "${2:-}" = reboot ] && noreboot=()
-	QEMU=(qemu-system-x86_64 -machine q35 -accel tcg -cpu max
-		-smp "$VM_CPUS" -m "$VM_MEM" -nographic "${noreboot[@]}" -nic none
+	local run=$1
+	VM_RAM=$RAM_DIR/kwatch-vm-ram-${run##*/}
+	QEMU=(qemu-system-x86_64 -machine q35,memory-backend=ram -accel tcg -cpu max
+		-smp "$VM_CPUS" -m "$VM_MEM" -nographic -no-reboot -nic none
+		-object "memory-backend-file,id=ram,size=$VM_MEM,mem-path=$VM_RAM,share=on"
 		-kernel "$KERNEL"
 		-drive "file=$run/disk.qcow2,if=virtio,format=qcow2,cache=unsafe"
 		-device virtio-rng-pci
 		-device virtio-serial-pci
-		-chardev "file,id=results,path=$run/ktap.txt"
+		-chardev "file,id=results,path=$run/ktap.txt,append=on"
 		-device "virtserialport,chardev=results,name=org.kwatch.results"
-		-chardev "file,id=events,path=$run/events.ndjson"
+		-chardev "file,id=events,path=$run/events.ndjson,append=on"
 		-device "virtserialport,chardev=events,name=org.kwatch.events")
 	# Extra QEMU arguments for debugging, e.g. a monitor socket.
 	# shellcheck disable=SC2206
@@ -68,26 +74,40 @@ cmd_shell() {
 	local run
 	run=$(new_run_dir shell)
 	qemu_args "$run"
+	trap 'rm -f "$VM_RAM"' EXIT
 	say "booting $(cat "$KBUILD/include/config/kernel.release") (TCG, $VM_CPUS vCPUs, $VM_MEM); Ctrl-a x quits; logs in $run"
-	exec "${QEMU[@]}" -serial mon:stdio -append "$CMDLINE_BASE"
+	"${QEMU[@]}" -serial mon:stdio -append "$CMDLINE_BASE"
 }
 
-# vm_boot RUN APPEND STEP: boot QEMU in the background (console in
-# RUN/console.log, kernel command line CMDLINE_BASE plus APPEND), call STEP
-# about once a second while it runs, and leave its exit status in VM_RC
-# (124 or 137: killed at KWATCH_VM_TIMEOUT).  STEP shows what is new; it
-# sees its caller's locals (run, shown, ...).
+# vm_boot RUN APPEND STEP [reboots]: boot QEMU in the background (console
+# in RUN/console.log, kernel command line CMDLINE_BASE plus APPEND), call
+# STEP about once a second while it runs, and leave its exit status in
+# VM_RC (124 or 137: killed at KWATCH_VM_TIMEOUT, over all boots).  STEP
+# shows what is new; it sees its caller's locals (run, shown, ...).  With
+# "reboots", a guest that reset (QEMU exits 0) before the test runner said
+# it is done is booted again, with the same disk and RAM, at most
+# VM_MAX_BOOTS times in all; VM_BOOTS counts the boots.
 vm_boot() {
-	local run=$1 append=$2 step=$3 pid
-	timeout -k 10 "$VM_TIMEOUT" "${QEMU[@]}" -serial "file:$run/console.log" \
-		-append "$CMDLINE_BASE $append" >"$run/qemu.log" 2>&1 &
-	pid=$!
-	while kill -0 "$pid" 2>/dev/null; do
-		sleep 1
-		"$step"
+	local run=$1 append=$2 step=$3 pid end=$((SECONDS + VM_TIMEOUT))
+	VM_BOOTS=0
+	while :; do
+		VM_BOOTS=$((VM_BOOTS + 1))
+		timeout -k 10 $((end - SECONDS)) "${QEMU[@]}" \
+			-chardev "file,id=con,path=$run/console.log,append=on" -serial chardev:con \
+			-append "$CMDLINE_BASE $append" >>"$run/qemu.log" 2>&1 &
+		pid=$!
+		while kill -0 "$pid" 2>/dev/null; do
+			sleep 1
+			"$step"
+		done
+		VM_RC=0
+		wait "$pid" || VM_RC=$?
+		[ "${4:-}" = reboots ] && [ "$VM_RC" -eq 0 ] && [ $VM_BOOTS -lt "$VM_MAX_BOOTS" ] &&
+			[ $((end - SECONDS)) -gt 30 ] && ! grep -q '^# kwatch guest: done' "$run/ktap.txt" ||
+			break
+		say "the guest reset (boot $VM_BOOTS); booting it again with the same disk and RAM"
 	done
-	VM_RC=0
-	wait "$pid" || VM_RC=$?
+	rm -f "$VM_RAM"
 }
 
 # cmd_test's step: the results as they arrive, and a heartbeat while there
@@ -110,12 +130,12 @@ cmd_test() {
 	local suites=${1:-all} run t0 shown=0 last_beat rc=0 verdict
 	run=$(new_run_dir "${suites//,/+}")
 	[ -z "${KWATCH_RUN_LINK:-}" ] || ln -sfn "$run" "$KWATCH_RUN_LINK"
-	qemu_args "$run" reboot
+	qemu_args "$run"
 	: >"$run/ktap.txt"
 	say "booting the guest for suite(s) '$suites' (TCG, $VM_CPUS vCPUs); run dir $run"
 	t0=$(date +%s)
 	last_beat=$t0
-	vm_boot "$run" "kwatch.suite=$suites" test_step
+	vm_boot "$run" "kwatch.suite=$suites" test_step reboots
 	rc=$VM_RC
 	local secs=$(($(date +%s) - t0))
 
@@ -131,8 +151,7 @@ cmd_test() {
 	local boot
 	boot=$(grep -o 'kwatch-boot-seconds: [0-9.]*' "$run/ktap.txt" | head -n1 | cut -d' ' -f2 || true)
 	[ -n "$boot" ] && say "boot to multi-user: ${boot}s of guest time (budget 30s); whole run ${secs}s"
-	grep -o 'kwatch guest: boot [0-9]* of this run, in suite [0-9]*' "$run/ktap.txt" |
-		sed 's/^/the guest rebooted: /' | while read -r l; do say "$l"; done
+	[ "$VM_BOOTS" -eq 1 ] || say "the guest was booted $VM_BOOTS times (a reset after a panic ends QEMU; vm.sh boots it again)"
 	verdict=0
 	"$SUMMARY" "$run/ktap.txt" || verdict=$?
 	if [ $verdict -ne 0 ]; then
