@@ -41,17 +41,19 @@ t_ramoops_ready() {
 # module's crash file (the blob says "null": a store to NULL), fed by the
 # spool with panic_on_oops set.  After it: the events and files.
 t_panic_in_write_paired_after_reboot() {
-	local sp=$SPOOLS/crashy ev
+	local sp=$SPOOLS/panicky ev
 	if [ -z "${KTAP_AFTER_REBOOT:-}" ]; then
-		mkdir -p $KEEP $KFT/crashy
+		# Names of this suite's own: kwatchd-bpf's stand-in left crashy/.
+		rm -rf $SPOOLS/panicky $CRASHES/panicky $KFT/panicky
+		mkdir -p $KEEP $KFT/panicky
 		cp $CONF/kwatchd.conf $KEEP/kwatchd.conf.orig
 		rm -f $CONF/watch.d/*.conf $CONF/wprobe.d/*.conf $CONF/fuzz.d/*.conf
 		[ -d $PLAT ] || insmod $MODDIR/kwatch_platform.ko || fail "insmod kwatch_platform" || return 1
-		ln -sfn $PLAT/crash $KFT/crashy/input
+		ln -sfn $PLAT/crash $KFT/panicky/input
 		printf '[daemon]\npush = /dev/virtio-ports/org.kwatch.events\n[kernel]\nkfuzztest = %s\n' \
 			$KFT >$CONF/kwatchd.conf
 		systemctl restart kwatchd || fail "restart" || return 1
-		put $CONF/fuzz.d crashy.conf '[fuzz]\ntarget = crashy\n'
+		put $CONF/fuzz.d panicky.conf '[fuzz]\ntarget = panicky\n'
 		wait_for 10 test -d $sp/done || { fail "spool not started"; diag; return 1; }
 		echo "$(date +%s.%N)" >$KEEP/t0
 		echo "spool ready; panic_on_oops=1, then the blob"
@@ -74,9 +76,9 @@ t_panic_in_write_paired_after_reboot() {
 	echo "$ev" | cut -c1-500
 	[ -n "$ev" ] || { fail "no crash event"; diag; return 1; }
 	# The record, whole, on the console (a test fixture for the host tests).
-	if [ -f $CRASHES/crashy/boom.report ]; then
+	if [ -f $CRASHES/panicky/boom.report ]; then
 		echo "kwatch-pstore-record-begin $(echo "$ev" | field record)"
-		cat $CRASHES/crashy/boom.report
+		cat $CRASHES/panicky/boom.report
 		echo "kwatch-pstore-record-end"
 	fi >/dev/console
 	expect_eq "source" "$(echo "$ev" | field source)" pstore || return 1
@@ -85,15 +87,15 @@ t_panic_in_write_paired_after_reboot() {
 	expect_eq "function" "$(echo "$ev" | field function)" kwatch_platform_null_store || return 1
 	expect_eq "access" "$(echo "$ev" | field access)" write || return 1
 	expect_eq "panic" "$(echo "$ev" | field panic)" "Kernel panic - not syncing: Fatal exception" || return 1
-	expect_eq "tied to" "$(echo "$ev" | field target)/$(echo "$ev" | field blob)" crashy/boom || return 1
+	expect_eq "tied to" "$(echo "$ev" | field target)/$(echo "$ev" | field blob)" panicky/boom || return 1
 	events_of fuzz_interrupted | grep '"blob":"boom"' | grep -q '"boot":"previous"' ||
 		{ fail "no fuzz_interrupted event for boom from the previous boot"; cat "$EV"; return 1; }
-	cmp $sp/interrupted/boom $CRASHES/crashy/boom || fail "crashes/crashy lacks the blob" || return 1
-	grep -q '^Panic#[0-9]* Part1' $CRASHES/crashy/boom.report ||
+	cmp $sp/interrupted/boom $CRASHES/panicky/boom || fail "crashes/panicky lacks the blob" || return 1
+	grep -q '^Panic#[0-9]* Part1' $CRASHES/panicky/boom.report ||
 		fail "the report beside the blob is not the pstore record" || return 1
-	grep -q 'BUG: kernel NULL pointer dereference' $CRASHES/crashy/boom.report ||
+	grep -q 'BUG: kernel NULL pointer dereference' $CRASHES/panicky/boom.report ||
 		fail "no oops in the report beside the blob" || return 1
-	echo "record $(echo "$ev" | field record); blob and report in $CRASHES/crashy/"
+	echo "record $(echo "$ev" | field record); blob and report in $CRASHES/panicky/"
 }
 
 # A restarted daemon does not report the record again.
@@ -114,7 +116,7 @@ t_record_read_once() {
 t_restore() {
 	rm -f $CONF/fuzz.d/*.conf
 	[ -f $KEEP/kwatchd.conf.orig ] && cp $KEEP/kwatchd.conf.orig $CONF/kwatchd.conf
-	rm -rf $KEEP $KFT $SPOOLS/crashy $CRASHES/crashy
+	rm -rf $KEEP $KFT/panicky $SPOOLS/panicky $CRASHES/panicky
 	systemctl restart kwatchd
 	expect_eq "kwatchd" "$(systemctl is-active kwatchd)" active
 }
