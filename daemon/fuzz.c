@@ -16,13 +16,6 @@
 
 #define FUZZ_BATCH 64
 
-/* A blob found in flight that went in flight before this boot: the kernel
- * died in its write (a panic), not just the daemon. */
-static bool claimed_before_boot(const struct spool_result *res)
-{
-	return res->state == SPOOL_INTERRUPTED && res->claimed && res->claimed < kw_boot_time();
-}
-
 static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_result *res)
 {
 	static const char *const type[_SPOOL_STATE_MAX] = {
@@ -46,10 +39,11 @@ static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_re
 		kw_event_add_str(ev, "error", strerror(-res->err));
 		z->rejected++;
 	} else if (res->state == SPOOL_INTERRUPTED) {
-		kw_event_add_str(ev, "reason", claimed_before_boot(res) ?
+		/* Claimed in an earlier boot: the kernel died in its write. */
+		kw_event_add_str(ev, "reason", res->prev_boot ?
 				 "in flight when the kernel stopped; set aside, not replayed" :
 				 "in flight when the daemon stopped; set aside, not replayed");
-		if (claimed_before_boot(res))
+		if (res->prev_boot)
 			kw_event_add_str(ev, "boot", "previous");
 		z->interrupted++;
 		log_warning("fuzz %s: blob %s was in flight at the last stop, moved to %s",
@@ -82,7 +76,7 @@ static void on_recover(const struct spool_result *res, void *ud)
 		kwd_tie(d, z->file.fuzz.target, res->final_name, path);
 		/* Claimed in an earlier boot: the kernel panicked in its write,
 		 * and the report is in pstore, not in this boot's log. */
-		d->tie.prev_boot = claimed_before_boot(res);
+		d->tie.prev_boot = res->prev_boot;
 	} else {
 		kwd_untie(d);
 	}
@@ -218,7 +212,7 @@ int fuzz_start(struct kwd *d, const struct kw_file *f)
 		goto fail;
 	ud[0] = d;
 	ud[1] = z;
-	r = spool_recover(&z->spool, on_recover, ud);
+	r = spool_recover(&z->spool, d->ectx.boot_id, on_recover, ud);
 	if (r < 0)
 		goto fail;
 	r = sd_event_add_time_relative(d->ev, &z->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, z);

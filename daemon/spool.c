@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "spool.h"
 #include "util.h"
@@ -124,12 +125,40 @@ static DIR *spool_opendir(struct spool *s, enum spool_state st, int *err)
 	return d;
 }
 
-int spool_recover(struct spool *s, void (*cb)(const struct spool_result *, void *), void *ud)
+#define SPOOL_BOOT ".boot"
+
+/* The boot id of the last recovery, "" if none is recorded. */
+static void boot_load(struct spool *s, char *buf, size_t n)
 {
+	_cleanup_close_ int fd = openat(s->fd[SPOOL_QUEUED], SPOOL_BOOT, O_RDONLY | O_CLOEXEC);
+	ssize_t len = -1;
+
+	if (fd >= 0)
+		len = read(fd, buf, n - 1);
+	buf[len > 0 ? len : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static int boot_save(struct spool *s, const char *boot_id)
+{
+	int r;
+
+	r = kw_write_file_at(s->fd[SPOOL_QUEUED], SPOOL_BOOT ".tmp", boot_id, strlen(boot_id));
+	if (r == 0 && renameat(s->fd[SPOOL_QUEUED], SPOOL_BOOT ".tmp", s->fd[SPOOL_QUEUED],
+			       SPOOL_BOOT) < 0)
+		r = neg_errno();
+	return r ? r : kw_fsync_dirfd(s->fd[SPOOL_QUEUED]);
+}
+
+int spool_recover(struct spool *s, const char *boot_id,
+		  void (*cb)(const struct spool_result *, void *), void *ud)
+{
+	char last[64];
 	struct dirent *de;
 	DIR *d;
 	int err, r = 0;
 
+	boot_load(s, last, sizeof(last));
 	d = spool_opendir(s, SPOOL_INFLIGHT, &err);
 	if (!d)
 		return err;
@@ -140,10 +169,10 @@ int spool_recover(struct spool *s, void (*cb)(const struct spool_result *, void 
 		if (!blob_name(de))
 			continue;
 		snprintf(res.name, sizeof(res.name), "%s", de->d_name);
-		if (fstatat(s->fd[SPOOL_INFLIGHT], de->d_name, &st, 0) == 0) {
+		if (fstatat(s->fd[SPOOL_INFLIGHT], de->d_name, &st, 0) == 0)
 			res.size = st.st_size;
-			res.claimed = st.st_ctime;	/* the claim's rename */
-		}
+		/* Claimed after the last recovery, by the daemon it started. */
+		res.prev_boot = boot_id && last[0] && strcmp(last, boot_id) != 0;
 		r = move(s, de->d_name, SPOOL_INFLIGHT, SPOOL_INTERRUPTED, res.final_name,
 			 sizeof(res.final_name));
 		if (r < 0)
@@ -152,6 +181,8 @@ int spool_recover(struct spool *s, void (*cb)(const struct spool_result *, void 
 			cb(&res, ud);
 	}
 	closedir(d);
+	if (r == 0 && boot_id && strcmp(last, boot_id) != 0)
+		r = boot_save(s, boot_id);
 	return r;
 }
 
@@ -215,6 +246,9 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size)
 		return neg_errno();
 	if (st.st_size > KW_BLOB_MAX)
 		return -EFBIG;
+	/* The write may take the kernel down: the blob must outlive it. */
+	if (fsync(bfd) < 0)
+		return neg_errno();
 	buf = malloc(st.st_size ? st.st_size : 1);
 	if (!buf)
 		return -ENOMEM;

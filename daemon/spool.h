@@ -7,15 +7,20 @@
  *                                               \-> rejected/NAME (+ NAME.errno)
  *   inflight/NAME found at start-up --recover--> interrupted/NAME
  *
- * Each move is a rename followed by an fsync of both directories, so after
- * a daemon kill or a kernel crash a blob is in exactly one place: never
- * lost, and never replayed twice without a record.  The blob is written to
+ * Each move is a rename followed by an fsync of both directories, and a
+ * blob's data is fsynced before it is written to the kernel, so after a
+ * daemon kill or a kernel crash a blob is in exactly one place, whole:
+ * never lost, and never replayed twice without a record.  <dir>/.boot
+ * holds the boot id of the last recovery, so that recovery tells a blob
+ * claimed in an earlier boot (the kernel died in its write) from one of
+ * this boot (the daemon died).  The blob is written to
  * the target's input file in one write() on a fresh fd (KFuzzTest reads
  * one input per write and rejects a non-zero offset). */
 #ifndef KW_SPOOL_H
 #define KW_SPOOL_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define KW_BLOB_MAX (1 << 20)
@@ -45,14 +50,16 @@ struct spool_result {
 	int err;			/* the write's negative errno when REJECTED */
 	size_t size;
 	char final_name[NAME_MAX + 1];	/* its name in done/, rejected/, ... */
-	int64_t claimed;		/* INTERRUPTED: when it went in flight (s) */
+	bool prev_boot;			/* INTERRUPTED: claimed in an earlier boot */
 };
 
 int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat);
 void spool_close(struct spool *s);
 
-/* Move every blob found in inflight/ to interrupted/; calls cb for each. */
-int spool_recover(struct spool *s, void (*cb)(const struct spool_result *, void *), void *ud);
+/* Move every blob found in inflight/ to interrupted/; calls cb for each.
+ * boot_id (NULL: not known) is this boot's, kept in <dir>/.boot. */
+int spool_recover(struct spool *s, const char *boot_id,
+		  void (*cb)(const struct spool_result *, void *), void *ud);
 
 /* Smallest queued blob name, -ENOENT when there is none. */
 int spool_next(struct spool *s, char *name, size_t n);

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
-#include <time.h>
 #include <linux/magic.h>
 
 #include "util.h"
@@ -154,15 +153,6 @@ int kw_mkdir_p(const char *path, unsigned int mode)
 	if (mkdir(buf, mode) < 0 && errno != EEXIST)
 		return neg_errno();
 	return 0;
-}
-
-int64_t kw_boot_time(void)
-{
-	struct timespec real, boot;
-
-	clock_gettime(CLOCK_REALTIME, &real);
-	clock_gettime(CLOCK_BOOTTIME, &boot);
-	return (int64_t)real.tv_sec - (int64_t)boot.tv_sec - (real.tv_nsec < boot.tv_nsec);
 }
 
 uint64_t kw_hash(const void *buf, size_t len)

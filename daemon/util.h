@@ -55,8 +55,6 @@ int kw_fsync_dirfd(int dirfd);
 int kw_fsync_dir(const char *path);
 /* mkdir -p with mode. */
 int kw_mkdir_p(const char *path, unsigned int mode);
-/* When this boot started, in CLOCK_REALTIME seconds. */
-int64_t kw_boot_time(void);
 /* 64-bit FNV-1a. */
 uint64_t kw_hash(const void *buf, size_t len);
 /* true if s is a non-empty [A-Za-z0-9_] identifier of at most max chars;

@@ -140,7 +140,7 @@ static void recovery_sets_inflight_aside(void **state)
 	spool_close(&s);
 
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
-	assert_int_equal(spool_recover(&s, NULL, NULL), 0);
+	assert_int_equal(spool_recover(&s, NULL, NULL, NULL), 0);
 	assert_false(exists(dir, "inflight", "crash"));
 	assert_true(exists(dir, "interrupted", "crash"));
 	/* Not replayed: only "later" runs. */
@@ -152,12 +152,61 @@ static void recovery_sets_inflight_aside(void **state)
 	spool_close(&s);
 }
 
+static void on_recovered(const struct spool_result *res, void *ud)
+{
+	struct spool_result *last = ud;
+
+	*last = *res;
+}
+
+/* Recovery tells a blob claimed in an earlier boot (the kernel died in its
+ * write) from one claimed in this boot (the daemon died). */
+static void recovery_knows_the_boot(void **state)
+{
+	char dir[256], input[256];
+	struct spool_result res;
+	struct spool s;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/b", root);
+	snprintf(input, sizeof(input), "%s/input", root);
+	fclose(fopen(input, "w"));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	assert_int_equal(spool_recover(&s, "boot-a", on_recovered, &res), 0);
+	assert_true(exists(dir, ".", ".boot"));
+	put(dir, "one", "1");
+	put(dir, "two", "2");
+	assert_int_equal(spool_claim(&s, "one"), 0);
+	spool_close(&s);
+
+	/* The daemon restarted in the same boot. */
+	memset(&res, 0, sizeof(res));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	assert_int_equal(spool_recover(&s, "boot-a", on_recovered, &res), 0);
+	assert_string_equal(res.name, "one");
+	assert_int_equal(res.state, SPOOL_INTERRUPTED);
+	assert_false(res.prev_boot);
+	assert_int_equal(spool_claim(&s, "two"), 0);
+	spool_close(&s);
+
+	/* The kernel died in the write of "two": the next boot. */
+	memset(&res, 0, sizeof(res));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	assert_int_equal(spool_recover(&s, "boot-b", on_recovered, &res), 0);
+	assert_string_equal(res.name, "two");
+	assert_true(res.prev_boot);
+	/* The .boot file is no blob. */
+	assert_int_equal(spool_step(&s, &res), -ENOENT);
+	spool_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(replay_in_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(rejected_with_errno, setup, teardown),
 		cmocka_unit_test_setup_teardown(recovery_sets_inflight_aside, setup, teardown),
+		cmocka_unit_test_setup_teardown(recovery_knows_the_boot, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

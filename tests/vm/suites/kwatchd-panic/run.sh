@@ -90,6 +90,8 @@ t_panic_in_write_paired_after_reboot() {
 	expect_eq "tied to" "$(echo "$ev" | field target)/$(echo "$ev" | field blob)" panicky/boom || return 1
 	events_of fuzz_interrupted | grep '"blob":"boom"' | grep -q '"boot":"previous"' ||
 		{ fail "no fuzz_interrupted event for boom from the previous boot"; cat "$EV"; return 1; }
+	# Whole: kwatchd fsyncs a blob before its write (put does not).
+	expect_eq "the blob set aside" "$(cat $sp/interrupted/boom)" null || return 1
 	cmp $sp/interrupted/boom $CRASHES/panicky/boom || fail "crashes/panicky lacks the blob" || return 1
 	grep -q '^Panic#[0-9]* Part1' $CRASHES/panicky/boom.report ||
 		fail "the report beside the blob is not the pstore record" || return 1
