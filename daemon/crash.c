@@ -218,12 +218,16 @@ static int on_report(const struct kmsg_report *r, void *userdata)
 
 /* --- the previous boot's panic ---------------------------------------------- */
 
+/* The panic records of one scan, kept until it ends. */
+struct panics {
+	struct pstore_record *v;
+	size_t n;
+};
+
 static int on_record(const struct pstore_record *rec, void *userdata)
 {
-	struct crash_rt *c = userdata;
-	_cleanup_free_ struct kmsg_report *cause = NULL, *panic = NULL;
-	struct crash_origin o = { .rec = rec };
-	int r;
+	struct panics *p = userdata;
+	struct pstore_record *v, *mine;
 
 	/* An oops that did not panic was read live from /dev/kmsg. */
 	if (strcmp(rec->reason, "Panic") != 0 || rec->part != 1) {
@@ -231,33 +235,65 @@ static int on_record(const struct pstore_record *rec, void *userdata)
 			  rec->path, rec->reason[0] ? rec->reason : "no header", rec->part);
 		return 0;
 	}
-	r = pstore_reports(rec->text, &cause, &panic);
-	if (r < 0)
-		return r;
-	if (!cause && !panic) {
+	v = realloc(p->v, (p->n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	p->v = v;
+	mine = &v[p->n];
+	*mine = *rec;
+	mine->path = strdup(rec->path);
+	mine->text = strndup(rec->text, rec->len);
+	if (!mine->path || !mine->text) {
+		free((char *)mine->path);
+		free((char *)mine->text);
+		return -ENOMEM;
+	}
+	p->n++;
+	return 0;
+}
+
+static void panic_event(struct crash_rt *c, const struct pstore_record *rec)
+{
+	_cleanup_free_ struct kmsg_report *cause = NULL, *panic = NULL;
+	struct crash_origin o = { .rec = rec };
+
+	if (pstore_reports(rec->text, &cause, &panic) < 0 || (!cause && !panic)) {
 		log_warning("pstore: no report in %s", rec->path);
-		return 0;
+		return;
 	}
 	c->pstore++;
 	o.panic = panic ? panic->title : NULL;
 	report_event(c, cause ? cause : panic, &o);
-	return 0;
 }
 
 void crash_pstore(struct kwd *d)
 {
 	struct crash_rt *c = d->crash;
+	struct panics p = { .n = 0 };
 	char seen[PATH_MAX];
+	size_t i;
 	int r;
 
 	if (!c || !d->set.pstore[0] || !d->state_dir[0])
 		return;
 	snprintf(seen, sizeof(seen), "%.4000s/pstore.seen", d->state_dir);
-	r = pstore_scan(d->set.pstore, seen, on_record, c);
+	r = pstore_scan(d->set.pstore, seen, on_record, &p);
 	if (r < 0)
 		log_warning_errno(r, "pstore: %m");
-	else if (r > 0)
-		log_info("pstore: %d record(s) of the previous boot read", r);
+	/* Which of several panics the blob made cannot be told. */
+	if (p.n > 1 && kwd_tied_blob(d, NULL)) {
+		log_warning("pstore: %zu new panic records, none tied to blob %s", p.n,
+			    kwd_tied_blob(d, NULL));
+		kwd_untie(d);
+	}
+	for (i = 0; i < p.n; i++) {
+		panic_event(c, &p.v[i]);
+		free((char *)p.v[i].path);
+		free((char *)p.v[i].text);
+	}
+	free(p.v);
+	if (p.n)
+		log_info("pstore: %zu panic record(s) of an earlier boot read", p.n);
 }
 
 /* --- reading ---------------------------------------------------------------- */

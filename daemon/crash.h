@@ -16,8 +16,9 @@ int crash_open(struct kwd *d);
 /* Read and report every record available now. */
 void crash_drain(struct kwd *d);
 /* Read the pstore records ([capture] pstore) not read before: each panic
- * of the previous boot is one crash event (source pstore) for the report
- * that caused it, tied to the blob that is tied now. */
+ * of an earlier boot is one crash event (source pstore) for the report
+ * that caused it, tied to the blob that is tied now when it is the only
+ * new panic. */
 void crash_pstore(struct kwd *d);
 void crash_close(struct kwd *d);
 void crash_status(struct kwd *d, json_object *st);

@@ -98,9 +98,11 @@ static int read_record(const char *path, struct seen *s, pstore_cb cb, void *use
 	return 1;
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b)
+/* Newest first where names sort by time (systemd-pstore's archive): when
+ * more than PSTORE_SEEN_MAX records pile up, the oldest are left out. */
+static int by_name_desc(const struct dirent **a, const struct dirent **b)
 {
-	return strcmp((*a)->d_name, (*b)->d_name);
+	return strcmp((*b)->d_name, (*a)->d_name);
 }
 
 /* The dmesg-* files of dir and, depth > 0, of its subdirectories. */
@@ -110,7 +112,7 @@ static int scan_dir(const char *dir, int depth, struct seen *s, pstore_cb cb, vo
 	char path[PATH_MAX];
 	int i, n, r = 0, found = 0;
 
-	n = scandir(dir, &de, NULL, by_name);
+	n = scandir(dir, &de, NULL, by_name_desc);
 	if (n < 0)
 		return errno == ENOENT ? 0 : neg_errno();
 	for (i = 0; i < n; i++) {

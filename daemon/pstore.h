@@ -5,7 +5,8 @@
  * Each record is handed out once: the hashes of the records present are
  * kept in a file, so that a restarted daemon and a record present in both
  * places are not reported twice.  At most PSTORE_SEEN_MAX records are
- * followed (in directory and name order); a record gone is forgotten.
+ * followed (in directory and reverse name order); a record gone is
+ * forgotten.
  *
  * A dmesg record is the tail of the log when the kernel dumped it: a header
  * ("Panic#1 Part1") and the messages in syslog form ("<4>[   12.345678]
@@ -33,7 +34,7 @@ struct pstore_record {
 typedef int (*pstore_cb)(const struct pstore_record *rec, void *userdata);
 
 /* Call cb for each record under dirs (space-separated; missing ones are
- * skipped) that seen_path does not list, in name order per directory,
+ * skipped) that seen_path does not list, in reverse name order per directory,
  * then save seen_path.  Returns the number of new records or a negative
  * errno (cb's: the scan stops there; that record is not marked as read). */
 int pstore_scan(const char *dirs, const char *seen_path, pstore_cb cb, void *userdata);

@@ -86,6 +86,15 @@ int kw_replace_file(const char *path, const void *buf, size_t len)
 	r = kw_write_file_at(AT_FDCWD, tmp, buf, len);
 	if (r == 0 && rename(tmp, path) < 0)
 		r = neg_errno();
+	if (r == 0) {
+		/* The rename, too, must survive a crash that comes next. */
+		char *slash = strrchr(tmp, '/');
+
+		if (slash && slash != tmp) {
+			*slash = '\0';
+			r = kw_fsync_dir(tmp);
+		}
+	}
 	return r;
 }
 

@@ -47,7 +47,8 @@ int kw_write_once(const char *path, const char *buf, size_t len);
 /* Create or truncate name (relative to dirfd, or AT_FDCWD), mode 0600,
  * write all of buf and fsync it. */
 int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len);
-/* Replace path atomically: write path.tmp that way, then rename it. */
+/* Replace path atomically: write path.tmp that way, rename it, fsync the
+ * directory. */
 int kw_replace_file(const char *path, const void *buf, size_t len);
 int kw_read_file(const char *path, size_t max, char **ret, size_t *ret_len);
 /* fsync a directory by fd or by path. */

@@ -20,8 +20,13 @@ VM_MEM=${KWATCH_VM_MEM:-2G}
 VM_CPUS=${KWATCH_VM_CPUS:-2}
 VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-1800}
 VM_MAX_BOOTS=4
+# The guest's RAM file: /dev/shm when it has room for it (a container's
+# 64 MiB one does not), else the runs directory.
 RAM_DIR=${KWATCH_RAM_DIR:-/dev/shm}
-[ -d "$RAM_DIR" ] || RAM_DIR=$RUNS_DIR
+if ! [ -d "$RAM_DIR" ] ||
+	[ "$(df -k --output=avail "$RAM_DIR" | tail -n1)" -lt $(($(numfmt --from=iec "$VM_MEM") / 1024)) ]; then
+	RAM_DIR=$RUNS_DIR
+fi
 SUMMARY=${KWATCH_KTAP_SUMMARY:-$KWATCH_TOP/build/host/ktap-summary}
 KWATCHCTL=${KWATCH_KWATCHCTL:-$KWATCH_TOP/build/daemon/kwatchctl}
 # log_buf_len: the suites find their reports by counting dmesg lines, which
@@ -54,6 +59,8 @@ new_run_dir() {
 qemu_args() {
 	local run=$1
 	VM_RAM=$RAM_DIR/kwatch-vm-ram-${run##*/}
+	# shellcheck disable=SC2064 # this run's file, now
+	trap "rm -f '$VM_RAM'" EXIT
 	QEMU=(qemu-system-x86_64 -machine q35,memory-backend=ram -accel tcg -cpu max
 		-smp "$VM_CPUS" -m "$VM_MEM" -nographic -no-reboot -nic none
 		-object "memory-backend-file,id=ram,size=$VM_MEM,mem-path=$VM_RAM,share=on"
@@ -74,7 +81,6 @@ cmd_shell() {
 	local run
 	run=$(new_run_dir shell)
 	qemu_args "$run"
-	trap 'rm -f "$VM_RAM"' EXIT
 	say "booting $(cat "$KBUILD/include/config/kernel.release") (TCG, $VM_CPUS vCPUs, $VM_MEM); Ctrl-a x quits; logs in $run"
 	"${QEMU[@]}" -serial mon:stdio -append "$CMDLINE_BASE"
 }
@@ -102,9 +108,10 @@ vm_boot() {
 		done
 		VM_RC=0
 		wait "$pid" || VM_RC=$?
-		[ "${4:-}" = reboots ] && [ "$VM_RC" -eq 0 ] && [ $VM_BOOTS -lt "$VM_MAX_BOOTS" ] &&
-			[ $((end - SECONDS)) -gt 30 ] && ! grep -q '^# kwatch guest: done' "$run/ktap.txt" ||
+		if [ "${4:-}" != reboots ] || [ "$VM_RC" -ne 0 ] || [ $VM_BOOTS -ge "$VM_MAX_BOOTS" ] ||
+			[ $((end - SECONDS)) -le 30 ] || grep -q '^# kwatch guest: done' "$run/ktap.txt"; then
 			break
+		fi
 		say "the guest reset (boot $VM_BOOTS); booting it again with the same disk and RAM"
 	done
 	rm -f "$VM_RAM"

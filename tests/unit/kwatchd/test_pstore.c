@@ -104,13 +104,14 @@ static void scan_once(void **state)
 	put("archive/1/dmesg-ramoops-7", "no header\n");
 	put("archive/1/sub/dmesg-ramoops-8", PANIC "too deep\n");
 
+	/* Newest first, where names sort by time. */
 	assert_int_equal(scan(&s), 3);
 	assert_int_equal(s.n, 3);
-	assert_string_equal(s.path[0], "/pstore/dmesg-ramoops-0");
-	assert_string_equal(s.reason[0], "Oops");
+	assert_string_equal(s.path[0], "/pstore/dmesg-ramoops-1");
+	assert_string_equal(s.reason[0], "Panic");
 	assert_int_equal(s.part[0], 1);
-	assert_string_equal(s.path[1], "/pstore/dmesg-ramoops-1");
-	assert_string_equal(s.reason[1], "Panic");
+	assert_string_equal(s.path[1], "/pstore/dmesg-ramoops-0");
+	assert_string_equal(s.reason[1], "Oops");
 	assert_string_equal(s.path[2], "/archive/1/dmesg-ramoops-7");
 	assert_string_equal(s.reason[2], "");
 	assert_int_equal(s.part[2], 0);
@@ -136,11 +137,11 @@ static void callback_error(void **state)
 	assert_int_equal(scan(&s), -EIO);
 	assert_int_equal(s.n, 1);
 	assert_int_equal(scan(&s), 1);
-	assert_string_equal(s.path[0], "/pstore/dmesg-ramoops-1");
+	assert_string_equal(s.path[0], "/pstore/dmesg-ramoops-0");
 }
 
-/* At most PSTORE_SEEN_MAX records are followed; room is made as records
- * go. */
+/* At most PSTORE_SEEN_MAX records are followed, the newest names; room is
+ * made as records go. */
 static void seen_bounded(void **state)
 {
 	struct seen_recs s = { .n = 0 };
@@ -163,11 +164,12 @@ static void seen_bounded(void **state)
 	assert_int_equal(lines, PSTORE_SEEN_MAX);
 	assert_int_equal(scan(&s), 0);
 	for (i = 0; i < 10; i++) {
-		snprintf(path, sizeof(path), "%s/pstore/dmesg-ramoops-%03zu", root, i);
+		snprintf(path, sizeof(path), "%s/pstore/dmesg-ramoops-%03zu", root,
+			 PSTORE_SEEN_MAX + 5 - i);
 		assert_int_equal(unlink(path), 0);
 	}
 	assert_int_equal(scan(&s), 6);
-	assert_string_equal(s.path[0], "/pstore/dmesg-ramoops-128");
+	assert_string_equal(s.path[0], "/pstore/dmesg-ramoops-005");
 }
 
 /* The guest's record: a page-fault oops in the fuzz target's write, then

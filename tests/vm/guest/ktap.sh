@@ -110,6 +110,8 @@ ktap_main() {
 		fi
 		[ -z "$state" ] || { echo "$n $failed" >"$state"; sync; }
 		_ktap_run_one "$t" "$out" $mode
+		# A test that expected a reboot which did not come.
+		[ -z "$state" ] || rm -f "$state.reboot"
 		# Lines a test marks "KTAP:" are nested KTAP, the rest diagnostics.
 		grep -v '^KTAP:' "$out" | sed 's/^/# /'
 		sed -n 's/^KTAP:/    /p' "$out"
