@@ -28,7 +28,8 @@ $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWD_HDRS)
 
 KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore
 define kwd_test
-$(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/wprobe.c $(KWD_HDRS)
+$(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/wprobe.c $(KWD_HDRS) \
+		tests/unit/kwatchd/tmpdir.h
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" \

@@ -125,40 +125,20 @@ static DIR *spool_opendir(struct spool *s, enum spool_state st, int *err)
 	return d;
 }
 
-#define SPOOL_BOOT ".boot"
-
-/* The boot id of the last recovery, "" if none is recorded. */
-static void boot_load(struct spool *s, char *buf, size_t n)
-{
-	_cleanup_close_ int fd = openat(s->fd[SPOOL_QUEUED], SPOOL_BOOT, O_RDONLY | O_CLOEXEC);
-	ssize_t len = -1;
-
-	if (fd >= 0)
-		len = read(fd, buf, n - 1);
-	buf[len > 0 ? len : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
-static int boot_save(struct spool *s, const char *boot_id)
-{
-	int r;
-
-	r = kw_write_file_at(s->fd[SPOOL_QUEUED], SPOOL_BOOT ".tmp", boot_id, strlen(boot_id));
-	if (r == 0 && renameat(s->fd[SPOOL_QUEUED], SPOOL_BOOT ".tmp", s->fd[SPOOL_QUEUED],
-			       SPOOL_BOOT) < 0)
-		r = neg_errno();
-	return r ? r : kw_fsync_dirfd(s->fd[SPOOL_QUEUED]);
-}
-
 int spool_recover(struct spool *s, const char *boot_id,
 		  void (*cb)(const struct spool_result *, void *), void *ud)
 {
-	char last[64];
+	_cleanup_free_ char *last = NULL;
+	char stamp[PATH_MAX + 8];
 	struct dirent *de;
 	DIR *d;
 	int err, r = 0;
 
-	boot_load(s, last, sizeof(last));
+	/* The boot id of the last recovery, "" if none is recorded. */
+	snprintf(stamp, sizeof(stamp), "%s/.boot", s->dir);
+	if (kw_read_file(stamp, 64, &last, NULL) < 0 && !(last = strdup("")))
+		return -ENOMEM;
+	last[strcspn(last, "\n")] = '\0';
 	d = spool_opendir(s, SPOOL_INFLIGHT, &err);
 	if (!d)
 		return err;
@@ -182,7 +162,7 @@ int spool_recover(struct spool *s, const char *boot_id,
 	}
 	closedir(d);
 	if (r == 0 && boot_id && strcmp(last, boot_id) != 0)
-		r = boot_save(s, boot_id);
+		r = kw_replace_file(stamp, boot_id, strlen(boot_id));
 	return r;
 }
 

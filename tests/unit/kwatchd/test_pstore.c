@@ -17,24 +17,8 @@
 
 #include "pstore.h"
 #include "util.h"
+#include "tmpdir.h"
 
-static char root[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(root, "/tmp/kw-pstore-XXXXXX");
-	return mkdtemp(root) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	return system(cmd);
-}
 
 static void put(const char *rel, const char *text)
 {
@@ -249,9 +233,9 @@ static void cause_and_panic(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(scan_once, setup, teardown),
-		cmocka_unit_test_setup_teardown(callback_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(seen_bounded, setup, teardown),
+		cmocka_unit_test_setup_teardown(scan_once, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(callback_error, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(seen_bounded, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(real_record),
 		cmocka_unit_test(cause_and_panic),
 	};

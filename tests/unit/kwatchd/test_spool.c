@@ -14,24 +14,8 @@
 
 #include "spool.h"
 #include "util.h"
+#include "tmpdir.h"
 
-static char root[64];
-
-static int setup(void **state)
-{
-	(void)state;
-	strcpy(root, "/tmp/kw-spool-XXXXXX");
-	return mkdtemp(root) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	char cmd[128];
-
-	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
-	return system(cmd);
-}
 
 static void put(const char *dir, const char *name, const char *text)
 {
@@ -203,10 +187,12 @@ static void recovery_knows_the_boot(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(replay_in_order, setup, teardown),
-		cmocka_unit_test_setup_teardown(rejected_with_errno, setup, teardown),
-		cmocka_unit_test_setup_teardown(recovery_sets_inflight_aside, setup, teardown),
-		cmocka_unit_test_setup_teardown(recovery_knows_the_boot, setup, teardown),
+		cmocka_unit_test_setup_teardown(replay_in_order, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(rejected_with_errno, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(recovery_sets_inflight_aside, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(recovery_knows_the_boot, tmpdir_setup,
+						tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

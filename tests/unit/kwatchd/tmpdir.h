@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* A scratch directory for each test of a cmocka group: root, made by
+ * tmpdir_setup and removed with its contents by tmpdir_teardown. */
+#ifndef KW_TEST_TMPDIR_H
+#define KW_TEST_TMPDIR_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char root[64];
+
+static int tmpdir_setup(void **state)
+{
+	(void)state;
+	strcpy(root, "/tmp/kw-test-XXXXXX");
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int tmpdir_teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	return system(cmd);
+}
+
+#endif
