@@ -197,8 +197,9 @@ static void report_event(struct crash_rt *c, const struct kmsg_report *r,
 	if (blob) {
 		kw_event_add_str(ev, "target", target);
 		kw_event_add_str(ev, "blob", blob);
-		ret = o ? keep_crash(c, o->rec->text, o->rec->len, target, blob, dir, sizeof(dir)) :
-			  keep_crash(c, r->text, r->text_len, target, blob, dir, sizeof(dir));
+		/* From pstore, the whole record: what led to the panic too. */
+		ret = keep_crash(c, o ? o->rec->text : r->text, o ? o->rec->len : r->text_len,
+				 target, blob, dir, sizeof(dir));
 		if (ret < 0)
 			log_error_errno(ret, "cannot keep blob %s of %s in %s: %m", blob, target, dir);
 		else
