@@ -17,6 +17,33 @@ B := build
 KSRC := $(KWATCH_CACHE)/src/linux
 KWATCH_KBUILD := $(KWATCH_CACHE)/build/linux$(if $(KWATCH_FLAVOR),-$(KWATCH_FLAVOR))
 
+# --- what the installed packages decide ------------------------------------
+#
+# Nothing that make computes while it reads the makefiles may depend on a
+# package that scripts/deps.sh installs: on a fresh machine that package is
+# not there yet when make reads them, and a $(shell pkg-config ...) would
+# silently expand to nothing for the whole run.  So every such value
+# (pkg-config flags, tool checks) is computed by scripts/host-mk.sh into
+# $(B)/host.mk, after scripts/deps.sh has run, and included here.  make
+# brings an included makefile up to date before anything else and, when it
+# changed, reads all the makefiles again (GNU make's "remaking makefiles"),
+# so the run goes on with the real values.  host.mk is re-made on every run
+# (deps.sh is quiet and quick when all is there) and rewritten only when
+# its contents change.  If a package is missing or pkg-config fails,
+# host-mk.sh fails with its message and make stops there.
+#
+# Adding a package or a flag: the package goes into scripts/deps.sh, the
+# flag into scripts/host-mk.sh; never $(shell ...) of an installed tool in a
+# makefile, never $(wildcard) of an installed file.
+NO_DEPS_GOALS := help clean series-export series-status
+ifneq ($(filter-out $(NO_DEPS_GOALS),$(or $(MAKECMDGOALS),help)),)
+include $(B)/host.mk
+endif
+
+$(B)/host.mk: FORCE
+	@scripts/deps.sh
+	@scripts/host-mk.sh $@
+
 # Each part of the project adds to these from its own make fragment:
 #   UNIT_TESTS     host test programs run by `make check` (cmocka binaries
 #                  print TAP; any other program counts as one test, passing
@@ -25,14 +52,14 @@ KWATCH_KBUILD := $(KWATCH_CACHE)/build/linux$(if $(KWATCH_FLAVOR),-$(KWATCH_FLAV
 #                  image at the same path (build/guest/usr/sbin/x -> /usr/sbin/x)
 UNIT_TESTS :=
 GUEST_TARGETS :=
--include bpf/bpf.mk
--include daemon/daemon.mk
--include tests/vm/tools/tools.mk
--include tests/fuzz/fuzz.mk
+include bpf/bpf.mk
+include daemon/daemon.mk
+include tests/vm/tools/tools.mk
+include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
-	debug-test vm run bench clean
+	debug-test vm run bench clean fresh-check FORCE
 
 help:
 	@echo "make test            everything: host checks, then the VM suites (SUITE=name[,name] picks suites)"
@@ -53,13 +80,13 @@ deps:
 
 # --- kernel series and kernel ------------------------------------------------
 
-kernel-tree: deps
+kernel-tree:
 	@scripts/series.sh tree
 
 series-export:
 	@scripts/series.sh export
 
-series-reset: deps
+series-reset:
 	@scripts/series.sh reset
 
 series-status:
@@ -71,7 +98,7 @@ kernel: kernel-tree
 modules: kernel
 	@scripts/modules.sh
 
-rootfs: deps
+rootfs:
 	@scripts/rootfs.sh >/dev/null
 
 image: modules host $(GUEST_TARGETS)
@@ -81,7 +108,7 @@ image: modules host $(GUEST_TARGETS)
 
 HOST_BINS := $(B)/host/ktap-summary
 
-host: deps $(HOST_BINS)
+host: $(HOST_BINS)
 
 $(B)/host/ktap-summary: tests/runner/ktap-summary.c tests/runner/ktap.c tests/runner/ktap.h
 	@mkdir -p $(@D)
@@ -95,7 +122,7 @@ $(B)/unit/test_ktap: tests/unit/test_ktap.c tests/runner/ktap.c tests/runner/kta
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) -o $@ tests/unit/test_ktap.c tests/runner/ktap.c -lcmocka
 
-unit: deps $(UNIT_TESTS)
+unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
 checkpatch: kernel-tree
@@ -129,3 +156,5 @@ run: image $(B)/daemon/kwatchctl
 
 clean:
 	rm -rf $(B)
+
+FORCE:

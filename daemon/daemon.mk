@@ -1,9 +1,10 @@
 # kwatchd and kwatchctl, their host tests and fuzz smoke runs, and the
 # files staged into the guest.  Included by the top-level Makefile.
 
-KWD_PKGS := libsystemd inih json-c
-KWD_CFLAGS := -std=gnu11 -D_GNU_SOURCE $(shell pkg-config --cflags $(KWD_PKGS) 2>/dev/null)
-KWD_LIBS := $(shell pkg-config --libs $(KWD_PKGS) 2>/dev/null)
+# KWD_PKG_CFLAGS, KWD_PKG_LIBS and LIBBPF_LIBS come from pkg-config through
+# $(B)/host.mk (scripts/host-mk.sh; the top-level Makefile says why).
+KWD_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(KWD_PKG_CFLAGS)
+KWD_LIBS = $(KWD_PKG_LIBS)
 KWD_HDRS := $(wildcard daemon/*.h)
 
 # The pure parts, shared by the daemon and the host tests.
@@ -18,7 +19,7 @@ KWCTL_SRCS := daemon/kwatchctl.c daemon/kwatchctl-events.c daemon/util.c
 $(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -o $@ $(KWD_SRCS) \
-		$(KWD_LIBS) $(shell pkg-config --libs libbpf 2>/dev/null)
+		$(KWD_LIBS) $(LIBBPF_LIBS)
 
 $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWD_HDRS)
 	@mkdir -p $(@D)

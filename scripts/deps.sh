@@ -5,13 +5,18 @@
 . "$(dirname "$0")/lib.sh"
 KW_STEP=deps
 
+# Everything beyond a Debian minbase system with make and git (the two
+# things a person needs to fetch the repository and type `make test`):
+# `make fresh-check` proves the list on such a system, on every CI run.
 PACKAGES=(
+	# compilers and the tools every step uses
+	build-essential make git ca-certificates
 	# kernel build
-	linux-source-6.1 build-essential flex bison bc libssl-dev libelf-dev
-	ccache dwarves python3 python3-ply python3-git perl cpio rsync xz-utils kmod git
+	linux-source-6.1 flex bison bc libssl-dev libelf-dev
+	ccache dwarves python3 python3-ply python3-git perl cpio rsync xz-utils kmod
 	# BPF and the daemon
-	clang llvm libbpf-dev bpftool zlib1g-dev libsystemd-dev libinih-dev
-	libjson-c-dev pkg-config
+	clang llvm libclang-rt-14-dev libbpf-dev bpftool zlib1g-dev libsystemd-dev
+	libinih-dev libjson-c-dev pkg-config
 	# host tests
 	libcmocka-dev systemd
 	# KFuzzTest inputs for the crypto targets
@@ -20,15 +25,17 @@ PACKAGES=(
 	qemu-system-x86 qemu-utils mmdebstrap debian-archive-keyring e2fsprogs
 )
 
-missing=()
-for p in "${PACKAGES[@]}"; do
-	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	[ "$st" = "install ok installed" ] || missing+=("$p")
-done
+# One dpkg-query for the lot: this runs at the start of every make.
+mapfile -t missing < <(
+	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${PACKAGES[@]}" 2>/dev/null |
+		awk -v want="${PACKAGES[*]}" '$1 == "ii" { ok[$2] = 1 }
+		END { n = split(want, w, " "); for (i = 1; i <= n; i++) if (!(w[i] in ok)) print w[i] }'
+)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-[ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}) and not root: install them with apt-get"
-say "installing ${missing[*]}"
+[ "$(id -u)" -eq 0 ] ||
+	die "missing Debian packages: ${missing[*]}; as root: apt-get install ${missing[*]} (or run make as root)"
+say "installing ${#missing[@]} Debian packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 log=$(mktemp /tmp/kwatch-apt.XXXXXX)
 run_logged "$log" "apt-get update" apt-get update -q

@@ -31,9 +31,6 @@ $(B)/unit/kfuzztest_bridge: tests/unit/kfuzztest-bridge.sh $(BRIDGE_SRCS) | kern
 
 UNIT_TESTS += $(B)/unit/kfuzztest_bridge
 
-.PHONY: FORCE
-FORCE:
-
 # kfuzztest-list: the targets, constraints and annotations recorded in a
 # built vmlinux (host tool, libelf).  The image carries its listing of the
 # kernel it boots, for the kfuzztest suite to compare with debugfs.
