@@ -41,6 +41,7 @@ include $(B)/host.mk
 endif
 
 $(B)/host.mk: FORCE
+	@[ -n "$(MAKE_RESTARTS)" ] || [ $(MAKELEVEL) -ne 0 ] || scripts/plan.sh $(MAKECMDGOALS)
 	@scripts/deps.sh
 	@scripts/host-mk.sh $@
 
@@ -68,6 +69,7 @@ help:
 	@echo "make bench           run the measuring VM suites; figures also in build/bench-report.txt"
 	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
 	@echo "make vm              boot the guest with a root shell on the console (Ctrl-a x quits)"
+	@echo "make fresh-check     the README's set-up proved from nothing: make check and the platform suite in a fresh bookworm minbase"
 	@echo "make kernel          apply kernel-series/ and build the test kernel"
 	@echo "make kernel-tree     make $(KSRC) an editable git tree with the series applied"
 	@echo "make series-export   turn the commits in that tree back into kernel-series/*.patch"
@@ -153,6 +155,11 @@ vm: image
 # The host's kwatchctl shows the guest's event stream and sums it up.
 run: image $(B)/daemon/kwatchctl
 	@scripts/vm.sh run
+
+# A bookworm minbase system with only make and git, the checkout cloned in,
+# `make check` and `make test SUITE=platform` run there (CI runs it first).
+fresh-check:
+	@scripts/fresh-check.sh
 
 clean:
 	rm -rf $(B)

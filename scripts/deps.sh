@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install the Debian packages the project uses, quietly and only when one is
-# missing.  Called by every make target that needs a tool, so a fresh
-# bookworm machine needs nothing done by hand.
+# missing.  Run at the start of every make (the rule of build/host.mk in the
+# Makefile), so a fresh bookworm machine needs nothing done by hand.
+# `deps.sh --missing` only lists the packages it would install.
 . "$(dirname "$0")/lib.sh"
 KW_STEP=deps
 
@@ -31,6 +32,10 @@ mapfile -t missing < <(
 		awk -v want="${PACKAGES[*]}" '$1 == "ii" { ok[$2] = 1 }
 		END { n = split(want, w, " "); for (i = 1; i <= n; i++) if (!(w[i] in ok)) print w[i] }'
 )
+if [ "${1:-}" = --missing ]; then
+	[ ${#missing[@]} -eq 0 ] || printf '%s\n' "${missing[@]}"
+	exit 0
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 [ "$(id -u)" -eq 0 ] ||

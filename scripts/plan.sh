@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Before a make run that has long steps ahead (a machine or a cache seen for
+# the first time), say which, and about how long they take, before any of
+# them starts.  Quiet when nothing long is to come.
+#   plan.sh GOAL...
+. "$(dirname "$0")/lib.sh"
+KW_STEP=kwatch
+
+# Figures measured on the reference machine (2 cores, no KVM, TCG guest):
+# a fresh bookworm machine, the README's "Measured times".
+T_DEPS="under a minute"
+T_TREE="about 1 min"
+T_KERNEL_COLD="about 8 min"
+T_KERNEL_WARM="about 3 min"
+T_ROOTFS="about 1 min"
+
+need_image=0 need_kernel=0
+for g in "$@"; do
+	case $g in
+	test | run | vm | bench | image | vm-test | debug-test) need_image=1 need_kernel=1 ;;
+	check | kernel | modules | host | unit) need_kernel=1 ;;
+	esac
+done
+[ $need_kernel -eq 1 ] || exit 0
+
+steps=()
+mapfile -t missing < <("$KWATCH_TOP/scripts/deps.sh" --missing)
+[ ${#missing[@]} -eq 0 ] ||
+	steps+=("install ${#missing[@]} Debian packages with apt-get ($T_DEPS on a fast mirror)")
+[ -d "$KSRC/.git" ] ||
+	steps+=("extract linux-source-6.1 into $KSRC and apply kernel-series/ ($T_TREE)")
+if ! [ -f "$KBUILD/vmlinux" ]; then
+	if [ "$(du -sm "$CCACHE_DIR" 2>/dev/null | cut -f1)" -gt 200 ] 2>/dev/null; then
+		steps+=("build the test kernel from a warm compiler cache ($T_KERNEL_WARM)")
+	else
+		steps+=("build the test kernel, the compiler cache empty ($T_KERNEL_COLD on 2 cores; nproc here: $(nproc))")
+	fi
+fi
+if [ $need_image -eq 1 ] && ! compgen -G "$ROOTFS_DIR/bookworm-*.tar" >/dev/null; then
+	steps+=("make the guest's Debian rootfs with mmdebstrap ($T_ROOTFS)")
+fi
+[ ${#steps[@]} -gt 0 ] || exit 0
+
+say "first 'make $*' with this cache ($KWATCH_CACHE): before the real work it will"
+for s in "${steps[@]}"; do say "  - $s"; done
+say "each long step prints a progress line every 30 s; later runs reuse all of it"
