@@ -18,8 +18,9 @@ PACKAGES=(
 	# BPF and the daemon
 	clang llvm libclang-rt-14-dev libbpf-dev bpftool zlib1g-dev libsystemd-dev
 	libinih-dev libjson-c-dev pkg-config
-	# host tests
-	libcmocka-dev systemd
+	# host tests (systemd-analyze verify of the unit wants its ExecReload's
+	# /bin/kill, from procps)
+	libcmocka-dev systemd procps
 	# KFuzzTest inputs for the crypto targets
 	openssl
 	# guest

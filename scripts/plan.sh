@@ -30,7 +30,8 @@ mapfile -t missing < <("$KWATCH_TOP/scripts/deps.sh" --missing)
 [ -d "$KSRC/.git" ] ||
 	steps+=("extract linux-source-6.1 into $KSRC and apply kernel-series/ ($T_TREE)")
 if ! [ -f "$KBUILD/vmlinux" ]; then
-	if [ "$(du -sm "$CCACHE_DIR" 2>/dev/null | cut -f1)" -gt 200 ] 2>/dev/null; then
+	# A full kernel build leaves about 170 MB of (compressed) results.
+	if [ "$(du -sm "$CCACHE_DIR" 2>/dev/null | cut -f1)" -ge 64 ] 2>/dev/null; then
 		steps+=("build the test kernel from a warm compiler cache ($T_KERNEL_WARM)")
 	else
 		steps+=("build the test kernel, the compiler cache empty ($T_KERNEL_COLD on 2 cores; nproc here: $(nproc))")
