@@ -6,13 +6,13 @@
 . "$(dirname "$0")/lib.sh"
 KW_STEP=kwatch
 
-# Figures measured on the reference machine (2 cores, no KVM, TCG guest):
-# a fresh bookworm machine, the README's "Measured times".
-T_DEPS="under a minute"
-T_TREE="about 1 min"
-T_KERNEL_COLD="about 8 min"
-T_KERNEL_WARM="about 3 min"
-T_ROOTFS="about 1 min"
+# Seconds each step took on the reference machine (2 cores, no KVM), from
+# nothing: the README's "Measured times".
+T_DEPS=30
+T_TREE=60
+T_KERNEL_COLD=550
+T_KERNEL_WARM=70
+T_ROOTFS=25
 
 need_image=0 need_kernel=0
 for g in "$@"; do
@@ -23,25 +23,29 @@ for g in "$@"; do
 done
 [ $need_kernel -eq 1 ] || exit 0
 
+about() { [ "$1" -lt 90 ] && echo "about $1 s" || echo "about $((($1 + 30) / 60)) min"; }
 steps=()
+total=0
+step() { steps+=("$1 ($(about "$2"))"); total=$((total + $2)); }
 mapfile -t missing < <("$KWATCH_TOP/scripts/deps.sh" --missing)
 [ ${#missing[@]} -eq 0 ] ||
-	steps+=("install ${#missing[@]} Debian packages with apt-get ($T_DEPS on a fast mirror)")
+	step "install ${#missing[@]} Debian packages with apt-get" $T_DEPS
 [ -d "$KSRC/.git" ] ||
-	steps+=("extract linux-source-6.1 into $KSRC and apply kernel-series/ ($T_TREE)")
+	step "extract linux-source-6.1 into $KSRC and apply kernel-series/" $T_TREE
 if ! [ -f "$KBUILD/vmlinux" ]; then
 	# A full kernel build leaves about 170 MB of (compressed) results.
 	if [ "$(du -sm "$CCACHE_DIR" 2>/dev/null | cut -f1)" -ge 64 ] 2>/dev/null; then
-		steps+=("build the test kernel from a warm compiler cache ($T_KERNEL_WARM)")
+		step "build the test kernel from a warm compiler cache" $T_KERNEL_WARM
 	else
-		steps+=("build the test kernel, the compiler cache empty ($T_KERNEL_COLD on 2 cores; nproc here: $(nproc))")
+		step "build the test kernel with an empty compiler cache, on $(nproc) cores" \
+			$((T_KERNEL_COLD * 2 / $(nproc)))
 	fi
 fi
 if [ $need_image -eq 1 ] && ! compgen -G "$ROOTFS_DIR/bookworm-*.tar" >/dev/null; then
-	steps+=("make the guest's Debian rootfs with mmdebstrap ($T_ROOTFS)")
+	step "make the guest's Debian rootfs with mmdebstrap" $T_ROOTFS
 fi
 [ ${#steps[@]} -gt 0 ] || exit 0
 
-say "first 'make $*' with this cache ($KWATCH_CACHE): before the real work it will"
+say "first 'make $*' with this cache ($KWATCH_CACHE): before the real work, $(about $total) of set-up:"
 for s in "${steps[@]}"; do say "  - $s"; done
 say "each long step prints a progress line every 30 s; later runs reuse all of it"
