@@ -3,9 +3,10 @@
  * libFuzzer harness of KFuzzTest's input parser, lib/kfuzztest/parse.c
  * from the kernel series, built on the host with the shim headers in
  * kfuzztest-shim/.  Beyond ASan/UBSan on the parser itself, it checks
- * what a valid input must give: the argument structure inside the input,
- * every patched pointer inside the input or NULL, every poisoned range
- * inside the input and ending 8-byte aligned.
+ * what a valid input must give: the argument structure inside the input
+ * and region 0 starting where it does, every patched pointer inside the
+ * input or NULL, every poisoned range inside the input and ending 8-byte
+ * aligned.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -50,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		ra = (const void *)(buf + 8);
 		rt = (const void *)(buf + 12 + 8 * ra->num_regions);
+		/* The target gets region 0 as its structure: it must be @arg. */
+		if (ra->regions[0].offset != 0)
+			abort();
 		for (i = 0; i < rt->num_entries; i++) {
 			const struct reloc_entry *e = &rt->entries[i];
 			uintptr_t v;

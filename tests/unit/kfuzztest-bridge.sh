@@ -35,9 +35,15 @@ $BRIDGE -o $T/mixed 't { u32 u64 }' x $T/stream
 check "u32 then u64: region size" "$(hex $T/mixed | cut -c33-40)" "$(le32 16)"
 check "u32 then u64: payload" "$(hex $T/mixed | tail -c 48)" "01020304000000000506070809$(printf '0a0b0c')$(zeros 8)"
 
-# str[4]: three non-zero bytes (a zero becomes 'a') and a NUL.
+# str[4]: four non-zero bytes (a zero becomes 'a') and a NUL, five bytes
+# in all, as the original bridge's str[N].
 $BRIDGE -o $T/str 's { str[4] }' x /dev/zero
-check "str[4] from zeros" "$(hex $T/str | tail -c 32 | head -c 8)" "61616100"
+check "str[4]: region size" "$(hex $T/str | cut -c33-40)" "$(le32 5)"
+check "str[4] from zeros" "$(hex $T/str | tail -c 32 | head -c 10)" "6161616100"
+
+# len[r, u8]: 255 fits, 256 is an error naming the field.
+$BRIDGE -o $T/len 't { len[r, u8] }; r { arr[u8, 255] }' x /dev/zero
+check "len[r, u8] of 255 bytes" "$(hex $T/len | tail -c $(((8 + 8 + 255 + 1 + 8) * 2)) | head -c 2)" "ff"
 
 # Errors: each names its line and column and exits 1.
 err() { "$BRIDGE" -o $T/e "$1" x "${2:-/dev/zero}" 2>&1; echo "rc=$?"; }
@@ -51,6 +57,13 @@ rc=1"
 check "bad primitive" "$(err 'foo { arr[u7, 3] }')" "schema:1:11: expected u8, u16, u32 or u64, found 'u7'
 rc=1"
 check "region defined twice" "$(err 'a { u8 }; a { u8 }')" "schema:1:11: region 'a' is defined twice
+rc=1"
+check "len too narrow" "$(err 't { u32 len[r, u8] }; r { arr[u8, 256] }')" \
+	"schema:1:9: region 'r' is 256 bytes, more than a u8 holds
+rc=1"
+long=$(printf '%*s' 600 '' | tr ' ' t)
+check "target name too long" "$("$BRIDGE" 't { u8 }' "$long" /dev/zero 2>&1; echo "rc=$?")" \
+	"target name of 600 bytes: too long for a debugfs path
 rc=1"
 head -c 10 /dev/zero >$T/short
 check "short stream" "$(err 'foo { arr[u8, 100] }' $T/short)" "the random stream ended 90 bytes short

@@ -51,6 +51,20 @@ t_test3_recursive_depth() {
 	done
 }
 
+# A call with stack arguments (call; add $imm,%rsp in the body) before the
+# store: the watch stays armed through the argument cleanup, which is not
+# the frame's release, and catches the store after it.
+t_test5_stack_args_call() {
+	local pts
+	mark
+	echo "$(line_for test5)" >$KSW || return 1
+	since_mark | grep 'frame release point: '
+	pts=$(since_mark | grep -c 'frame release point: stack_args_test+' || true)
+	expect_eq "release points of stack_args_test (its epilogue only)" "$pts" 1 || return 1
+	run_test 5 "$(line_for test5)" || return 1
+	expect_one_report "stack canary of stack_args_test" ksw_watch_fire
+}
+
 t_disarmed_no_report() {
 	local t
 	echo >$KSW
@@ -71,6 +85,13 @@ t_malformed_keeps_watch() {
 		err=$( (echo "$bad" >$KSW) 2>&1 ) && { fail "'$bad' was accepted"; return 1; }
 		echo "$err" | grep -q 'Invalid argument' || { fail "'$bad': $err (want EINVAL)"; return 1; }
 	done
+	# An ip_offset past the function's end, at the start of the next
+	# function (an instruction boundary, so only the bound refuses it).
+	bad="canary_test_write+$(past_end canary_test_write)"
+	err=$( (echo "$bad" >$KSW) 2>&1 ) && { fail "'$bad' (past the end) was accepted"; return 1; }
+	echo "$err" | grep -q 'Invalid argument' || { fail "'$bad': $err (want EINVAL)"; return 1; }
+	dmesg | grep -q 'canary_test_write: ip_offset .* is past the end of the function' ||
+		fail "no message naming the past-the-end ip_offset" || return 1
 	err=$( (echo 'no_such_function_kwatch+4' >$KSW) 2>&1 ) && { fail "unknown function accepted"; return 1; }
 	echo "unknown function: ${err##*: }"
 	expect_eq "watch after bad writes" "$(cat $KSW)" "$cfg" || return 1
@@ -78,6 +99,14 @@ t_malformed_keeps_watch() {
 	echo test0 >$KT
 	echo >$KSW
 	expect_eq "the previous watch still fires" "$(reports)" 1
+}
+
+# past_end FUNC: the distance from FUNC to the next text symbol in
+# /proc/kallsyms, in hex: FUNC's size with its padding.
+past_end() {
+	awk -v f="$1" '$2 ~ /^[tT]$/ { a[$1] = $3 } $3 == f { fa = $1 }
+		END { for (x in a) if (x > fa && (n == "" || x < n)) n = x; print fa, n }' /proc/kallsyms |
+		{ read -r fa n; printf '0x%x' $((0x$n - 0x$fa)); }
 }
 
 t_second_opener_ebusy() {
