@@ -44,8 +44,8 @@ fi
 say "installing ${#missing[@]} Debian packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 log=$(mktemp /tmp/kwatch-apt.XXXXXX)
-run_logged "$log" "apt-get update" apt-get update -q
+run_logged "$log" "apt-get update" apt-get update -q -o Acquire::Retries=3
 run_logged "$log" "apt-get install" \
-	apt-get install -y -q --no-install-recommends "${missing[@]}"
+	apt-get install -y -q -o Acquire::Retries=3 --no-install-recommends "${missing[@]}"
 rm -f "$log"
 say "installed ${#missing[@]} packages"

@@ -16,7 +16,7 @@ t_targets_listed() {
 	local t
 	[ -d $KFT ] || fail "$KFT missing: no KFuzzTest in this kernel" || return 1
 	ls $KFT
-	for t in test_overflow_on_nested_buffer test_underflow_on_buffer test_trivial; do
+	for t in test_overflow_on_nested_buffer test_underflow_on_buffer test_trivial test_null_deref; do
 		[ -e $KFT/$t/input ] || fail "target $t has no input file" || return 1
 		expect_eq "$t/input mode" "$(stat -c %a $KFT/$t/input)" 200 || return 1
 	done
@@ -208,6 +208,38 @@ t_runs_per_second() {
 	wait $a && wait $b || fail "a parallel writer failed" || return 1
 	two=$(cat $W/b1 $W/b2 | awk '{ s += $(NF - 1) } END { print s }')
 	echo "kfuzztest-bench: one writer $(echo "$one" | awk '{ print $(NF - 1) }') runs/s, two writers $two runs/s in all (TCG, 2 vCPUs)"
+}
+
+
+# A writer that the target kills (an oops on a NULL pointer) leaves the
+# target usable: the next write to it runs and returns.  Last in the
+# suite: the oops taints the kernel.  A lock held
+# across the run would stay with the dead writer, and every later writer
+# would wait for it for ever (D state).
+t_oopsed_writer_leaves_target_usable() {
+	local i
+	# maybe_null { v }: v NULL in the first input, region 1 in the second.
+	kft_blob $W/null_v "0:8" "0:0:4294967295" "$(zeros 8)$(zeros 8)"
+	kft_blob $W/good_v "0:8 16:8" "0:0:1" "$(zeros 8)$(zeros 8)$(le64 42)$(zeros 8)"
+	mark
+	rm -f $W/first $W/second
+	( dd if=$W/null_v of=$KFT/test_null_deref/input bs=1M 2>/dev/null; echo "rc=$?" >$W/first ) &
+	wait
+	echo "first writer: $(cat $W/first 2>/dev/null)"
+	since_mark | grep -m1 -A3 'BUG: kernel NULL pointer dereference'
+	# An oops turns tracing off (oops_enter()): on again for what follows.
+	echo 1 >$T/tracing_on
+	since_mark | grep -q 'RIP: .*read_through' ||
+		fail "no oops in read_through for the NULL input" || return 1
+	grep -qx 'rc=0' $W/first && { fail "the write that oopsed returned 0"; return 1; }
+	( dd if=$W/good_v of=$KFT/test_null_deref/input bs=1M 2>/dev/null; echo "rc=$?" >$W/second ) &
+	for i in $(seq 100); do
+		[ -s $W/second ] && break
+		sleep 0.2
+	done
+	[ -s $W/second ] ||
+		fail "the write after the oops did not return in 20 s (waiting on the dead writer?)" || return 1
+	expect_eq "the write after the oops" "$(cat $W/second)" "rc=0"
 }
 
 ktap_main
