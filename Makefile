@@ -124,6 +124,14 @@ $(B)/unit/test_ktap: tests/unit/test_ktap.c tests/runner/ktap.c tests/runner/kta
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) -o $@ tests/unit/test_ktap.c tests/runner/ktap.c -lcmocka
 
+# The kernel-series workflow (scripts/series.sh) on a tiny stand-in tree.
+UNIT_TESTS += $(B)/unit/series_workflow
+
+$(B)/unit/series_workflow: tests/unit/series-workflow.sh scripts/series.sh scripts/lib.sh
+	@mkdir -p $(@D)
+	sed 's|@TOP@|$(CURDIR)|' $< >$@
+	chmod +x $@
+
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 

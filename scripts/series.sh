@@ -88,6 +88,22 @@ apply_series() {
 	say "applied $n patches from kernel-series/ to linux-source $(tree_version)"
 }
 
+# CI builds a clean clone's series in the same cache as a developer's tree:
+# it must neither stop at the developer's unsaved work nor lose it.  Keep
+# that work (commits, edits, new files) on a branch of its own, then the
+# series is applied as usual.
+save_local_work() {
+	local b
+	b=saved/$(date -u +%Y%m%d-%H%M%S)
+	git_k am --abort >/dev/null 2>&1 || true
+	git_k checkout -q -b "$b"
+	git_k add -A
+	if [ -n "$(git_k status --porcelain --untracked-files=no)" ]; then
+		git_k commit -q -m "kwatch: local work saved before kernel-series/ was re-applied"
+	fi
+	say "kernel-series/ changed and $KSRC had local work: kept on branch $b (git -C $KSRC log kwatch-base..$b)"
+}
+
 cmd_tree() {
 	mkdir -p "$KWATCH_CACHE/src"
 	if [ ! -d "$KSRC/.git" ] || ! git_k rev-parse -q --verify kwatch-base >/dev/null; then
@@ -124,7 +140,9 @@ cmd_tree() {
 	fi
 	if [ "$have_c" != none ] && { [ "$head" != "$have_c" ] ||
 		[ -n "$(git_k status --porcelain --untracked-files=no)" ]; }; then
-		die "kernel-series/ changed, and $KSRC also has local work that is not in it. Save it with 'make series-export' (then merge by hand) or drop it with 'make series-reset'."
+		[ "${KWATCH_SAVE_LOCAL_WORK:-0}" = 1 ] ||
+			die "kernel-series/ changed, and $KSRC also has local work that is not in it. Save it with 'make series-export' (then merge by hand) or drop it with 'make series-reset'.  (KWATCH_SAVE_LOCAL_WORK=1, as CI sets, keeps it on a branch and re-applies the series.)"
+		save_local_work
 	fi
 	apply_series
 }
