@@ -41,8 +41,10 @@ mkpatch() { # TEXT
 	git -C "$T/mk" reset -q --hard HEAD~1
 	echo 0001-file.patch >"$T/top/kernel-series/series"
 }
-series() { KWATCH_CACHE=$T/cache LINUX_TARBALL=$T/linux-source-6.1.tar.xz \
-	"$T/top/scripts/series.sh" "$@" >"$T/out" 2>&1; }
+# series.sh with this test's cache and tarball; KWATCH_SAVE_LOCAL_WORK as
+# the caller sets it here, never inherited (CI exports it).
+series() { env -u KWATCH_SAVE_LOCAL_WORK KWATCH_CACHE=$T/cache \
+	LINUX_TARBALL=$T/linux-source-6.1.tar.xz "$T/top/scripts/series.sh" "$@" >"$T/out" 2>&1; }
 K=$T/cache/src/linux
 rc=0
 
@@ -67,7 +69,10 @@ check "the message names the way out" \
 check "and the work is left as it was" \
 	"$(git -C "$K" rev-parse HEAD):$(cat "$K/newfile"):$(tail -1 "$K/Makefile")" "$head:new:edit"
 
-rc=0; KWATCH_SAVE_LOCAL_WORK=1 series tree || rc=$?
+rc=0
+series_save() { KWATCH_CACHE=$T/cache LINUX_TARBALL=$T/linux-source-6.1.tar.xz \
+	KWATCH_SAVE_LOCAL_WORK=1 "$T/top/scripts/series.sh" "$@" >"$T/out" 2>&1; }
+series_save tree || rc=$?
 b=$(git -C "$K" branch --list 'saved/*' --format='%(refname:short)')
 check "KWATCH_SAVE_LOCAL_WORK=1 re-applies" "$rc:$(cat "$K/file")" "0:four"
 check "the work is kept on a saved/ branch" \
