@@ -11,7 +11,10 @@ for dir in "$KWATCH_TOP"/tests/modules/*/; do
 	name=$(basename "$dir")
 	out=$KMODBUILD/$name
 	mkdir -p "$out"
-	rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
+	# By content, stamped with the time of the copy: the cache is shared
+	# by checkouts (CI's clean clone, a developer's), so a source can be
+	# older than an object built from another checkout's version of it.
+	rsync -rlpD --checksum --delete --exclude='*.o' --exclude='*.ko' --exclude='.*.cmd' \
 		--exclude='*.mod*' --exclude='modules.order' --exclude='Module.symvers' \
 		"$dir" "$out/" --filter='protect *.o' --filter='protect *.ko' \
 		--filter='protect .*.cmd' --filter='protect *.mod*' \
