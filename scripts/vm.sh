@@ -18,6 +18,9 @@ KERNEL=$KBUILD/arch/x86/boot/bzImage
 IMG=$IMAGE_DIR/kwatch.img
 VM_MEM=${KWATCH_VM_MEM:-2G}
 VM_CPUS=${KWATCH_VM_CPUS:-2}
+# multi: a host thread per vCPU (QEMU's default); single: one host thread
+# runs the vCPUs in turn, to tell a TCG multi-threading effect from a bug.
+VM_TCG_THREAD=${KWATCH_TCG_THREAD:-multi}
 VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-1800}
 VM_MAX_BOOTS=4
 # The guest's RAM file: /dev/shm when it has room for it (a container's
@@ -61,7 +64,7 @@ qemu_args() {
 	VM_RAM=$RAM_DIR/kwatch-vm-ram-${run##*/}
 	# shellcheck disable=SC2064 # this run's file, now
 	trap "rm -f '$VM_RAM'" EXIT
-	QEMU=(qemu-system-x86_64 -machine q35,memory-backend=ram -accel tcg -cpu max
+	QEMU=(qemu-system-x86_64 -machine q35,memory-backend=ram -accel "tcg,thread=$VM_TCG_THREAD" -cpu max
 		-smp "$VM_CPUS" -m "$VM_MEM" -nographic -no-reboot -nic none
 		-object "memory-backend-file,id=ram,size=$VM_MEM,mem-path=$VM_RAM,share=on"
 		-kernel "$KERNEL"

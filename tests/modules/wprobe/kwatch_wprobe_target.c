@@ -15,19 +15,35 @@
  *	write "write N": kwt_obj_write() stores N at offset 8 of it;
  *	write "free": kwt_obj_free() kfrees it;
  *	read: "obj=ADDR", the object's address (0 when there is none).
+ *
+ *   The same file, write "stress N M": a re-point stress, one kthread
+ *	bound to each online CPU.  Each makes N objects in turn: under a
+ *	lock shared by all, kwt_stress_alloc() kmallocs one and numbers it
+ *	(object numbers follow allocation order, so the object with the
+ *	highest number is the one a set_wprobe on the allocation points at);
+ *	then, interrupts off, kwt_stress_write() stores M times at offset 8
+ *	the value (own << 32 | newest), where own is the object's number and
+ *	newest the highest number given so far, read just before the store.
+ *	A hit recorded with newest > own is a hit at an object that another
+ *	CPU had already replaced as the watched one before the store began.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/kernel.h>
+#include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 #define KWT_OBJ_SIZE	424
 #define KWT_MAX_BURST	1000000
+#define KWT_MAX_STRESS	100000
 
 struct kwt_obj {
 	u64 head;
@@ -77,6 +93,100 @@ static noinline void kwt_obj_free(struct kwt_obj *o)
 {
 	kfree(o);
 	barrier();	/* no tail call: kfree's call site stays in here */
+}
+
+static DEFINE_SPINLOCK(kwt_stress_lock);
+static u32 kwt_stress_newest;
+
+struct kwt_stress {
+	struct completion done;
+	unsigned int n, m;
+	int ret;
+};
+
+static noinline struct kwt_obj *kwt_stress_alloc(void)
+{
+	struct kwt_obj *o;
+
+	spin_lock(&kwt_stress_lock);
+	o = kzalloc(sizeof(*o), GFP_ATOMIC);
+	if (o) {
+		o->head = kwt_stress_newest + 1;
+		WRITE_ONCE(kwt_stress_newest, o->head);
+	}
+	spin_unlock(&kwt_stress_lock);
+	return o;
+}
+
+static noinline void kwt_stress_write(struct kwt_obj *o, unsigned int m)
+{
+	unsigned long flags;
+	unsigned int i;
+	u64 newest;
+
+	/* Interrupts off: no IPI can re-point this CPU during the stores. */
+	local_irq_save(flags);
+	for (i = 0; i < m; i++) {
+		newest = READ_ONCE(kwt_stress_newest);
+		WRITE_ONCE(o->field, o->head << 32 | newest);
+	}
+	local_irq_restore(flags);
+}
+
+static int kwt_stress_fn(void *arg)
+{
+	struct kwt_stress *st = arg;
+	struct kwt_obj *o;
+	unsigned int i;
+
+	for (i = 0; i < st->n; i++) {
+		o = kwt_stress_alloc();
+		if (!o) {
+			st->ret = -ENOMEM;
+			break;
+		}
+		kwt_stress_write(o, st->m);
+		kfree(o);
+		cond_resched();
+	}
+	complete(&st->done);
+	return 0;
+}
+
+static int kwt_stress_run(unsigned int n, unsigned int m)
+{
+	struct kwt_stress *st;
+	struct task_struct *t;
+	int cpu, ret = 0;
+
+	st = kcalloc(nr_cpu_ids, sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		init_completion(&st[cpu].done);
+		st[cpu].n = n;
+		st[cpu].m = m;
+		st[cpu].ret = -ESRCH;
+		t = kthread_create_on_cpu(kwt_stress_fn, &st[cpu], cpu,
+					  "kwt_stress/%u");
+		if (IS_ERR(t)) {
+			ret = PTR_ERR(t);
+			continue;
+		}
+		st[cpu].ret = 0;
+		wake_up_process(t);
+	}
+	for_each_online_cpu(cpu) {
+		if (st[cpu].ret == -ESRCH)
+			continue;
+		wait_for_completion(&st[cpu].done);
+		if (st[cpu].ret)
+			ret = st[cpu].ret;
+	}
+	cpus_read_unlock();
+	kfree(st);
+	return ret;
 }
 
 /* Copy a command written to one of the files, without surrounding space. */
@@ -141,6 +251,7 @@ static ssize_t kwt_obj_write_op(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
 	char buf[32];
+	unsigned int n, m;
 	u64 v;
 	int ret;
 
@@ -149,7 +260,12 @@ static ssize_t kwt_obj_write_op(struct file *file, const char __user *ubuf,
 		return ret;
 
 	mutex_lock(&kwt_lock);
-	if (!strcmp(buf, "alloc")) {
+	if (sscanf(buf, "stress %u %u", &n, &m) == 2) {
+		if (n > KWT_MAX_STRESS || m > KWT_MAX_STRESS)
+			ret = -EINVAL;
+		else
+			ret = kwt_stress_run(n, m);
+	} else if (!strcmp(buf, "alloc")) {
 		if (kwt_obj)
 			ret = -EBUSY;
 		else

@@ -145,4 +145,31 @@ t_no_splat() {
 	expect_no_splat
 }
 
+# The task dies (an oops) inside the watched function: the watch comes off
+# its frame, with no report (x86 rewinds the dying stack over the frame),
+# and the next watch arms and catches as usual.  Last in the suite: the
+# oops kills the writer and taints the kernel.
+t_task_dies_in_watched_function() {
+	local rc=0 died0
+	[ ! -e /proc/lockdep ] ||
+		{ skip "lockdep kernel: the oops would turn lockdep off for the suites after this one"; return; }
+	died0=$(stat_of died)
+	[ -n "$died0" ] || fail "no 'died' counter in $STATS" || return 1
+	echo "$(line_for test6)" >$KSW || fail "cannot watch '$(line_for test6)'" || return 1
+	mark
+	bash -c "echo test6 >$KT" 2>/dev/null || rc=$?
+	echo "the writer's exit status: $rc"
+	[ $rc -ne 0 ] || fail "the writer survived test6" || return 1
+	since_mark | grep -q 'RIP: 0010:dying_frame' || fail "no oops in dying_frame" || return 1
+	since_mark | grep -A6 "$BANNER" | head -8
+	expect_eq "catch reports after the oops" "$(reports)" 0 || return 1
+	expect_eq "armed after the task died" "$(stat_of armed_now)" 0 || return 1
+	expect_eq "frames released because their task died" "$(($(stat_of died) - died0))" 1 || return 1
+	echo >$KSW
+	# An oops turns tracing off (oops_enter()).
+	echo 1 >$TRACE/tracing_on
+	run_test 0 "$(line_for test0)" || return 1
+	expect_one_report "stack canary of canary_test_write" ksw_watch_fire
+}
+
 ktap_main

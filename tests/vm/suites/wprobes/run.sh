@@ -3,7 +3,8 @@
 # The kernel's own ftrace selftests for wprobes run first; then a jiffies
 # watch, the access kinds on a test module's variable, triggers that follow
 # a kmalloc'ed object, coexistence with KStackWatch, running out of debug
-# registers, and the cost of a watched write.
+# registers, the reasons error_log gives, a two-CPU re-point stress, CPU
+# hotplug, and the cost of a watched write.
 . /opt/kwatch/tests/guest/ktap.sh
 
 T=/sys/kernel/tracing
@@ -45,6 +46,15 @@ t_ftracetest() {
 	echo "$out" | grep -E '^\[[0-9]+\]|^# of|FAIL|Test command'
 	# -vv puts a failed test's log right after its [FAIL] line.
 	echo "$out" | grep -q '^# of passed:  3' || { echo "$out" | head -n 300; fail "ftracetest: not 3 passed"; }
+}
+
+# The KUnit suite of modify_wide_hw_breakpoint_local(), which wprobes and
+# KStackWatch re-point with, ran at boot: nest its KTAP.
+t_modify_kunit() {
+	local res=/sys/kernel/debug/kunit/hw_breakpoint_modify/results
+	[ -r $res ] || fail "$res missing (CONFIG_HW_BREAKPOINT_KUNIT_TEST)" || return 1
+	sed 's/^/KTAP:/' $res
+	grep -q '^ok 1 hw_breakpoint_modify' $res || fail "KUnit suite hw_breakpoint_modify failed"
 }
 
 t_jiffies_increasing() {
@@ -201,25 +211,206 @@ t_perf_and_bpf() {
 	[ $rc -eq 0 ] || fail "perf/BPF on a wprobe event"
 }
 
+# el_case WHAT TEXT FILE LINE: writing LINE to FILE is refused, and
+# error_log says TEXT.
+el_case() {
+	echo >$T/error_log
+	if echo "$4" >>"$3" 2>/dev/null; then
+		fail "$1: accepted: $4"
+		return 1
+	fi
+	grep -qF "$2" $T/error_log || fail "$1: error_log: $(cat $T/error_log)" || return 1
+	echo "$1: $(grep -F 'error:' $T/error_log | sed 's/^\[[^]]*\] //')"
+}
+
+# Each refusal says its own reason in error_log: the breakpoint layer's
+# (an address the CPU cannot watch is no "No free hardware breakpoint")
+# and the set_wprobe trigger's.
+t_error_log_reasons() {
+	local trig=$T/events/kmem/kmalloc/trigger
+	reset_tracing
+	echo 'w:kw_el w@0:8' >>$DE || fail "cannot create kw_el" || return 1
+	el_case "CPU entry area address" "The CPU cannot watch this address" \
+		$DE 'w:kw_cea w@0xfffffe0000000000:8' || return 1
+	el_case "no such wprobe" "No wprobe of that name" $trig 'set_wprobe:kw_nosuch:ptr' || return 1
+	el_case "set_wprobe without a field" "set_wprobe needs a field" $trig 'set_wprobe:kw_el' || return 1
+	el_case "no such field" "The event has no field of that name" $trig 'set_wprobe:kw_el:nosuch' || return 1
+	el_case "bad offset" "Bad offset after the field" $trig 'set_wprobe:kw_el:ptr+zz' || return 1
+	el_case "field not pointer-sized" "The field is not pointer-sized" \
+		$T/events/sched/sched_wakeup/trigger 'set_wprobe:kw_el:pid' || return 1
+	echo 'set_wprobe:kw_el:ptr' >>$trig || fail "a good trigger refused" || return 1
+	el_case "the same trigger twice" "already has this trigger" $trig 'set_wprobe:kw_el:ptr' || return 1
+	grep -c set_wprobe $trig | grep -qx 1 || fail "triggers: $(cat $trig)" || return 1
+	reset_tracing
+}
+
+# A symbol's range in the target module: from it to the next symbol.
+sym_range() {
+	grep '\[kwatch_wprobe_target\]' /proc/kallsyms | sort |
+		awk -v f="$1" '$3 == f { s = $1; next } s && !e { e = $1 } END { print "0x" s, "0x" e }'
+}
+
+# Two CPUs re-point one wprobe in turn (the module's "stress" command: a
+# set_wprobe on each allocation, then stores with interrupts off, so an
+# IPI cannot re-point the storing CPU).  Every recorded hit must be at the
+# object current when the store began: the value stored says which
+# object was newest then (low 32 bits) and which one this is (high).
+# Then the last object set from one CPU is hit from the other.
+t_repoint_stress() {
+	local s1 e1 s2 e2 n=60 m=30 total=0 stale=0 v own newest line cpus
+	[ "$(nproc)" -ge 2 ] || { skip "needs 2 CPUs"; return; }
+	load_target || return 1
+	reset_tracing
+	read -r s1 e1 <<<"$(sym_range kwt_stress_alloc)"
+	read -r s2 e2 <<<"$(sym_range kwt_obj_alloc)"
+	[ "$s1" != 0x ] && [ "$e1" != 0x ] && [ "$s2" != 0x ] && [ "$e2" != 0x ] ||
+		fail "kwt_stress_alloc or kwt_obj_alloc not in /proc/kallsyms" || return 1
+	echo 'w:objs w@0:8 value=$value' >>$DE || fail "cannot create objs" || return 1
+	echo "set_wprobe:objs:ptr+8 if (call_site >= $s1 && call_site < $e1) || (call_site >= $s2 && call_site < $e2)" \
+		>>$T/events/kmem/kmalloc/trigger || fail "set_wprobe trigger refused" || return 1
+	echo 1 >$T/events/wprobes/objs/enable
+	echo "stress $n $m" >$OBJ || fail "stress command failed" || return 1
+	while read -r line; do
+		v=${line##*value=}
+		own=$((v >> 32))
+		newest=$((v & 0xffffffff))
+		total=$((total + 1))
+		if [ $newest -gt $own ]; then
+			stale=$((stale + 1))
+			[ $stale -gt 3 ] || echo "stale: $line"
+		fi
+	done < <(hits objs | grep '(kwt_stress_write+0x')
+	echo "repoint-stress: $total hits from $(nproc) CPUs x $n objects x $m stores; $stale at a replaced object"
+	[ $total -gt 0 ] || fail "no hits recorded" || return 1
+	expect_eq "hits at an object already replaced on another CPU" $stale 0 || return 1
+
+	# The last re-point reaches the other CPU: set from CPU 0, hit on CPU 1
+	# and the other way round.
+	for cpus in "0 1" "1 0"; do
+		set -- $cpus
+		echo >$T/trace
+		taskset -c "$1" sh -c "echo alloc >$OBJ" || fail "alloc on CPU $1" || return 1
+		sleep 0.2
+		taskset -c "$2" sh -c "echo 'write 77' >$OBJ" || fail "write on CPU $2" || return 1
+		hits objs
+		expect_eq "set on CPU $1, hits from a store on CPU $2" \
+			"$(hits objs | grep "\[00$2\].*(kwt_obj_write+0x" | grep -c 'value=0x4d$')" 1 || return 1
+		echo free >$OBJ
+	done
+	echo 0 >$T/events/wprobes/objs/enable
+	reset_tracing
+}
+
+# A wprobe survives CPU hotplug: after cpu1 goes down and up it fires on
+# cpu1, one created while cpu1 is down fires there once it is up, and
+# set_wprobe re-points it there; no kernel warning on the way.
+t_cpu_hotplug() {
+	local on=/sys/devices/system/cpu/cpu1/online s e warn0
+	[ -w $on ] || { skip "cpu1 cannot go offline here"; return; }
+	load_target || return 1
+	reset_tracing
+	warn0=$(dmesg | grep -c 'WARNING:')
+	echo 'w:kw_hp w@kwt_var:8 value=$value' >>$DE || fail "cannot create kw_hp" || return 1
+	echo 1 >$T/events/wprobes/kw_hp/enable
+	echo 0 >$on || fail "cpu1 does not go offline" || return 1
+	echo 1 >$on || fail "cpu1 does not come back" || return 1
+	taskset -c 1 sh -c "echo 'write 11' >$VAR"
+	taskset -c 0 sh -c "echo 'write 12' >$VAR"
+	hits kw_hp
+	hits kw_hp | grep -q '\[001\].*(kwt_write_var+0x.*value=0xb$' ||
+		fail "kw_hp: no hit on cpu1 after it went down and up" || return 1
+	hits kw_hp | grep -q '\[000\].*(kwt_write_var+0x.*value=0xc$' ||
+		fail "kw_hp: no hit on cpu0" || return 1
+	echo 0 >$T/events/wprobes/kw_hp/enable
+	echo '-:kw_hp' >>$DE
+
+	echo 0 >$on || fail "cpu1 does not go offline" || return 1
+	echo 'w:kw_hp2 w@kwt_var:8 value=$value' >>$DE || fail "cannot create kw_hp2 with cpu1 down" || return 1
+	echo 1 >$on || fail "cpu1 does not come back" || return 1
+	echo 1 >$T/events/wprobes/kw_hp2/enable
+	taskset -c 1 sh -c "echo 'write 13' >$VAR"
+	hits kw_hp2 | grep -q '\[001\].*(kwt_write_var+0x.*value=0xd$' ||
+		fail "kw_hp2 (made while cpu1 was down): no hit on cpu1: $(hits kw_hp2)" || return 1
+	echo 0 >$T/events/wprobes/kw_hp2/enable
+	echo '-:kw_hp2' >>$DE
+
+	read -r s e <<<"$(sym_range kwt_obj_alloc)"
+	echo 'w:kw_hpo w@0:8 value=$value' >>$DE || fail "cannot create kw_hpo" || return 1
+	echo "set_wprobe:kw_hpo:ptr+8 if call_site >= $s && call_site < $e" >>$T/events/kmem/kmalloc/trigger ||
+		fail "set_wprobe trigger refused" || return 1
+	echo 1 >$T/events/wprobes/kw_hpo/enable
+	echo 0 >$on && echo 1 >$on || fail "cpu1 does not go down and up" || return 1
+	taskset -c 1 sh -c "echo alloc >$OBJ" || fail "alloc on cpu1" || return 1
+	taskset -c 1 sh -c "echo 'write 14' >$OBJ"
+	echo free >$OBJ
+	hits kw_hpo
+	hits kw_hpo | grep -q '\[001\].*(kwt_obj_write+0x.*value=0xe$' ||
+		fail "kw_hpo: set_wprobe on cpu1 after hotplug, no hit there" || return 1
+	expect_eq "kernel warnings during the test" "$(($(dmesg | grep -c 'WARNING:') - warn0))" 0 || {
+		dmesg | grep -A12 'WARNING:' | tail -30
+		return 1
+	}
+	reset_tracing
+}
+
+# traps N: how many times the breakpoint handler (perf_bp_event()) runs
+# while the target module makes N writes to kwt_var.
+# (Count before the tracer is switched back: a switch empties the buffer.)
+traps() {
+	local n
+	echo >$T/trace
+	echo perf_bp_event >$T/set_ftrace_filter
+	echo function >$T/current_tracer
+	echo "burst $1" >$VAR
+	n=$(grep -c ' perf_bp_event <-' $T/trace)
+	echo nop >$T/current_tracer
+	echo >$T/set_ftrace_filter
+	echo "$n"
+}
+
+# A disabled wprobe is parked: writes to its address do not trap.  Enabled,
+# each write traps.
+t_disabled_wprobe_is_parked() {
+	local n
+	grep -qx perf_bp_event $T/available_filter_functions ||
+		{ skip "perf_bp_event() is not traceable in this kernel"; return; }
+	load_target || return 1
+	reset_tracing
+	echo 'w:kw_off w@kwt_var:8' >>$DE || fail "cannot create kw_off" || return 1
+	expect_eq "traps from 1000 writes, the wprobe never enabled" "$(traps 1000)" 0 || return 1
+	echo 1 >$T/events/wprobes/kw_off/enable
+	n=$(traps 100)
+	[ "$n" -ge 100 ] || fail "traps from 100 writes, the wprobe enabled: $n, want >= 100" || return 1
+	echo "traps from 100 writes, the wprobe enabled: $n"
+	echo 0 >$T/events/wprobes/kw_off/enable
+	expect_eq "traps from 1000 writes, the wprobe disabled again" "$(traps 1000)" 0 || return 1
+	echo '-:kw_off' >>$DE
+	reset_tracing
+}
+
 # Cost of a write to a watched variable vs unwatched, and hits recorded vs
 # writes made in a burst (lost hits must show in the ring buffer's counts).
 t_bench() {
-	local n=20000 base watched hitn over
+	local n=20000 base disabled watched hitn over
 	load_target || return 1
 	reset_tracing
 	# The module times each burst itself (ktime_get_ns() around the loop).
 	echo "burst $n" >$VAR
 	base=$(cut -d' ' -f2 $VAR)
 	echo 'w:kw_bench w@kwt_var:8' >>$DE || return 1
+	echo "burst $n" >$VAR
+	disabled=$(cut -d' ' -f2 $VAR)
 	echo 1 >$T/events/wprobes/kw_bench/enable
 	echo "burst $n" >$VAR
 	watched=$(cut -d' ' -f2 $VAR)
 	echo 0 >$T/events/wprobes/kw_bench/enable
 	hitn=$(hits kw_bench | grep -c '(kwt_burst_var+0x')
 	over=$(cat $T/per_cpu/cpu*/stats | awk '/^overrun:/ { s += $2 } END { print s + 0 }')
-	awk -v a="$watched" -v b="$base" -v n=$n 'BEGIN {
+	awk -v a="$watched" -v b="$base" -v d="$disabled" -v n=$n 'BEGIN {
 		printf "wprobes-bench: unwatched %.1f ns/write, watched (each write traced) %.1f ns/write, ratio %.1f (TCG)\n",
-			b / n, a / n, a / (b ? b : 1) }'
+			b / n, a / n, a / (b ? b : 1)
+		printf "wprobes-bench: a disabled wprobe on the variable %.1f ns/write, ratio to none %.2f (TCG)\n",
+			d / n, d / (b ? b : 1) }'
 	echo "wprobes-bench: burst of $n writes: $hitn hits in the trace, $over overwritten (ring buffer overrun)"
 	expect_eq "hits + overrun" $((hitn + over)) $n
 	echo '-:kw_bench' >>$DE
