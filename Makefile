@@ -127,7 +127,7 @@ $(B)/unit/test_ktap: tests/unit/test_ktap.c tests/runner/ktap.c tests/runner/kta
 # The kernel-series workflow (scripts/series.sh) on a tiny stand-in tree.
 UNIT_TESTS += $(B)/unit/series_workflow
 
-$(B)/unit/series_workflow: tests/unit/series-workflow.sh scripts/series.sh scripts/lib.sh
+$(B)/unit/series_workflow: tests/unit/series-workflow.sh tests/unit/check.sh scripts/series.sh scripts/lib.sh
 	@mkdir -p $(@D)
 	sed 's|@TOP@|$(CURDIR)|' $< >$@
 	chmod +x $@

@@ -2,20 +2,8 @@
 # Host test of kfuzztest-bridge (built from the kernel tree by tools.mk):
 # byte-exact inputs for known schemas and streams, and errors that name
 # the line and column of the fault.  Exits non-zero on the first failure.
-set -u
+. @TOP@/tests/unit/check.sh
 BRIDGE=@BRIDGE@
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-
-check() { # NAME GOT WANT
-	if [ "$2" = "$3" ]; then
-		echo "ok - $1"
-	else
-		echo "not ok - $1: got '$2', want '$3'"
-		fails=$((fails + 1))
-	fi
-}
 le32() { printf '%08x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/'; }
 zeros() { printf '%*s' $(($1 * 2)) '' | tr ' ' 0; }
 hex() { od -An -v -tx1 "$1" | tr -d ' \n'; }

@@ -5,19 +5,8 @@
 # a plain run with its message and is left alone, and that
 # KWATCH_SAVE_LOCAL_WORK=1 (what CI sets) keeps that work on a branch and
 # re-applies.  Exits non-zero on the first failure.
-set -u
 TOP=@TOP@
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-check() { # NAME GOT WANT
-	if [ "$2" = "$3" ]; then
-		echo "ok - $1"
-	else
-		echo "not ok - $1: got '$2', want '$3'"
-		fails=$((fails + 1))
-	fi
-}
+. "$TOP/tests/unit/check.sh"
 
 # A copy of the scripts with a kernel-series/ of its own.
 mkdir -p "$T/top/scripts" "$T/top/kernel-series" "$T/src/linux-source-6.1"

@@ -22,11 +22,12 @@ GUEST_TARGETS += $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
 
 # The host test of the bridge: encodes known schemas from a known stream
 # and checks the bytes, the errors and their positions.
-$(B)/unit/kfuzztest_bridge: tests/unit/kfuzztest-bridge.sh $(BRIDGE_SRCS) | kernel-tree
+$(B)/unit/kfuzztest_bridge: tests/unit/kfuzztest-bridge.sh tests/unit/check.sh $(BRIDGE_SRCS) | kernel-tree
 	@mkdir -p $(@D)/kfuzztest-bridge.d
 	$(CC) $(CFLAGS) $(WARN) $(SAN) -std=gnu11 -o $(@D)/kfuzztest-bridge.d/kfuzztest-bridge \
 		$(KSRC)/tools/kfuzztest-bridge/*.c
-	sed 's|@BRIDGE@|$(CURDIR)/$(@D)/kfuzztest-bridge.d/kfuzztest-bridge|' $< >$@
+	sed -e 's|@BRIDGE@|$(CURDIR)/$(@D)/kfuzztest-bridge.d/kfuzztest-bridge|' \
+		-e 's|@TOP@|$(CURDIR)|' $< >$@
 	chmod +x $@
 
 UNIT_TESTS += $(B)/unit/kfuzztest_bridge

@@ -121,8 +121,7 @@ t_trigger_follows_object() {
 	load_target || return 1
 	reset_tracing
 	# kwt_obj_alloc()'s range: from its symbol to the next one of the module.
-	range=$(grep '\[kwatch_wprobe_target\]' /proc/kallsyms | sort |
-		awk '$3 == "kwt_obj_alloc" { s = $1; next } s && !e { e = $1 } END { print "0x" s, "0x" e }')
+	range=$(sym_range kwt_obj_alloc)
 	read -r start end <<<"$range"
 	echo "kwt_obj_alloc: $start-$end"
 	[ "$start" != 0x ] && [ "$end" != 0x ] || fail "kwt_obj_alloc not in /proc/kallsyms" || return 1
