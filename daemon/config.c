@@ -408,6 +408,10 @@ static int wprobe_key(struct parse_state *ps, struct kw_wprobe *p, const char *k
 		if (parse_uint(v, 8, &p->length) < 0 ||
 		    (p->length != 1 && p->length != 2 && p->length != 4 && p->length != 8))
 			return bad(ps, "length: want 1, 2, 4 or 8, got '%s'", v);
+	} else if (strcmp(key, "max_rate") == 0) {
+		if (parse_uint(v, KW_WPROBE_MAX_RATE, &p->max_rate) < 0 || !p->max_rate)
+			return bad(ps, "max_rate: want 1..%u (hits a second), got '%s'",
+				   KW_WPROBE_MAX_RATE, v);
 	} else if (strcmp(key, "fetch") == 0) {
 		if (strpbrk(v, "\n;"))
 			return bad(ps, "fetch: ';' and newlines are not allowed");
@@ -729,15 +733,17 @@ int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
 
 int kw_wprobe_line(const struct kw_wprobe *p, const char *group, char *buf, size_t n)
 {
-	char where[160];
+	char where[160], rate[16] = "";
 
+	if (p->max_rate)
+		snprintf(rate, sizeof(rate), "%u", p->max_rate);
 	if (p->symbol[0] && p->offset)
 		snprintf(where, sizeof(where), "%s%+ld", p->symbol, p->offset);
 	else if (p->symbol[0])
 		snprintf(where, sizeof(where), "%s", p->symbol);
 	else
 		snprintf(where, sizeof(where), "0x%lx", p->address);
-	return fit(snprintf(buf, n, "w:%s/%s %s@%s:%u%s%s", group, p->name, p->access, where,
+	return fit(snprintf(buf, n, "w%s:%s/%s %s@%s:%u%s%s", rate, group, p->name, p->access, where,
 			    p->length, p->fetch[0] ? " " : "", p->fetch), n);
 }
 

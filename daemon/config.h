@@ -16,6 +16,7 @@
 #define KW_NAME_MAX 63
 #define KW_SYM_MAX 127
 #define KW_TRIGGERS_MAX 4
+#define KW_WPROBE_MAX_RATE 1000000	/* the kernel's bound on a wprobe's max rate */
 #define KW_LINE_MAX 196		/* libinih's line buffer, less CR LF NUL */
 
 enum kw_kind {
@@ -56,6 +57,7 @@ struct kw_wprobe {
 	bool has_address;
 	long offset;
 	unsigned int length;
+	unsigned int max_rate;		/* hit-storm guard, a second; 0: the kernel's */
 	char fetch[KW_LINE_MAX + 1];
 	struct kw_trigger trig[KW_TRIGGERS_MAX];
 	unsigned int n_trig;

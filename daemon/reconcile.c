@@ -407,11 +407,38 @@ void kwd_teardown(struct kwd *d)
 
 /* --- wprobe hits ------------------------------------------------------------ */
 
+/* The kernel disarmed a wprobe that trapped or moved too often. */
+static bool storm_line(struct kwd *d, const char *line)
+{
+	struct wprobe_storm s;
+	json_object *ev;
+
+	if (wprobe_parse_storm(line, &s) < 0)
+		return false;
+	log_warning("wprobe %s/%s disarmed by the kernel: %u %s in a second on CPU %d, limit %u; "
+		    "change its file (max_rate=) to re-arm it", s.group, s.name, s.count,
+		    s.repoints ? "re-points" : "hits", s.cpu, s.limit);
+	ev = kw_event_new("wprobe_storm");
+	if (!ev)
+		return true;
+	kw_event_add_str(ev, "event", s.name);
+	kw_event_add_str(ev, "group", s.group);
+	kw_event_add_str(ev, "reason", s.repoints ? "re-points" : "hits");
+	kw_event_add_int(ev, "count", s.count);
+	kw_event_add_int(ev, "limit", s.limit);
+	kw_event_add_int(ev, "cpu", s.cpu);
+	kw_event_add_str(ev, "trace_ts", s.ts);
+	kwd_emit(d, ev);
+	return true;
+}
+
 static void hit_line(struct kwd *d, const char *line)
 {
 	struct wprobe_hit h;
 	json_object *ev;
 
+	if (storm_line(d, line))
+		return;
 	if (wprobe_parse_hit(line, &h) < 0)
 		return;
 	d->wprobe_hits++;
@@ -467,6 +494,10 @@ static int pipe_open(struct kwd *d)
 	d->pipe_fd = open(d->trace_pipe, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (d->pipe_fd < 0)
 		return log_warning_errno(neg_errno(), "%s: %m", d->trace_pipe);
+	/* The hit-storm guard's reports come through the same pipe. */
+	r = wprobe_storm_enable(d->set.tracefs, d->set.instance);
+	if (r < 0 && r != -ENOENT)
+		log_warning_errno(r, "enabling wprobe:wprobe_storm: %m, ignoring");
 	return sd_event_add_io(d->ev, &d->pipe_io, d->pipe_fd, EPOLLIN, on_pipe, d);
 }
 

@@ -17,7 +17,8 @@ bool wprobe_supported(const char *tracefs)
 	snprintf(path, sizeof(path), "%s/README", tracefs);
 	if (kw_read_file(path, 1 << 20, &readme, NULL) < 0)
 		return false;
-	return strstr(readme, "w[:") != NULL;
+	/* "w[maxrate][:" since the hit-storm guard, "w[:" before it */
+	return strstr(readme, "w[:") || strstr(readme, "w[maxrate][:");
 }
 
 int wprobe_instance_open(const char *tracefs, const char *instance, char *pipe, size_t n)
@@ -96,6 +97,11 @@ static int enable(const char *tracefs, const char *instance, const char *sys,
 	snprintf(path, sizeof(path), "%s/instances/%s/events/%s/%s/enable", tracefs, instance,
 		 sys, event);
 	return kw_write_once(path, on ? "1\n" : "0\n", 2);
+}
+
+int wprobe_storm_enable(const char *tracefs, const char *instance)
+{
+	return enable(tracefs, instance, "wprobe", "wprobe_storm", true);
 }
 
 int wprobe_create(const char *tracefs, const char *instance, const struct kw_wprobe *p,
@@ -214,5 +220,33 @@ int wprobe_parse_hit(const char *line, struct wprobe_hit *h)
 	}
 	snprintf(h->args, sizeof(h->args), "%s", p);
 	h->args[strcspn(h->args, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ *   <idle>-0 [001] d.h2. 5.000001: wprobe_storm: kwatchd/v disarmed: 501 hits in a second, limit 500
+ * (or "re-points"): the kernel's hit-storm guard disarmed wprobe group/v.
+ */
+int wprobe_parse_storm(const char *line, struct wprobe_storm *s)
+{
+	struct wprobe_hit h;
+	char what[16], end;
+	int n;
+
+	memset(s, 0, sizeof(*s));
+	if (wprobe_parse_hit(line, &h) < 0 || strcmp(h.event, "wprobe_storm") || h.ip[0])
+		return -EINVAL;
+	n = sscanf(h.args, "%63[^/ ]/%63s disarmed: %u %15s in a second, limit %u%c",
+		   s->group, s->name, &s->count, what, &s->limit, &end);
+	if (n != 5)
+		return -EINVAL;
+	if (strcmp(what, "hits") == 0)
+		s->repoints = false;
+	else if (strcmp(what, "re-points") == 0)
+		s->repoints = true;
+	else
+		return -EINVAL;
+	s->cpu = h.cpu;
+	memcpy(s->ts, h.ts, sizeof(s->ts));
 	return 0;
 }

@@ -21,6 +21,18 @@ struct wprobe_hit {
 	char args[1024];
 };
 
+/* A wprobe:wprobe_storm line: the kernel's hit-storm guard disarmed a
+ * wprobe, which stays disarmed until its event is enabled again. */
+struct wprobe_storm {
+	char group[KW_NAME_MAX + 1];
+	char name[KW_NAME_MAX + 1];
+	bool repoints;		/* re-pointed too often, not hit too often */
+	unsigned int count;	/* within one second, on cpu */
+	unsigned int limit;	/* the wprobe's max rate */
+	int cpu;
+	char ts[32];
+};
+
 /* tracefs/README mentions the w: syntax. */
 bool wprobe_supported(const char *tracefs);
 /* mkdir <tracefs>/instances/<instance>; fills the trace_pipe path. */
@@ -29,8 +41,12 @@ int wprobe_instance_open(const char *tracefs, const char *instance, char *pipe, 
  * reason gets the kernel's error_log line when there is one. */
 int wprobe_create(const char *tracefs, const char *instance, const struct kw_wprobe *p,
 		  char *reason, size_t n);
+/* Enable wprobe:wprobe_storm in the instance; -ENOENT: no guard here. */
+int wprobe_storm_enable(const char *tracefs, const char *instance);
 int wprobe_remove(const char *tracefs, const char *instance, const struct kw_wprobe *p);
 /* Parse one trace_pipe line of a kwatchd wprobe; -EINVAL if it is not one. */
 int wprobe_parse_hit(const char *line, struct wprobe_hit *h);
+/* Parse a wprobe_storm line; -EINVAL if it is not one. */
+int wprobe_parse_storm(const char *line, struct wprobe_storm *s);
 
 #endif

@@ -95,6 +95,11 @@ static void wprobe_ok(void **state)
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=x\noffset=-16\n", &f), 0);
 	kw_wprobe_line(&f.wprobe, "g", line, sizeof(line));
 	assert_string_equal(line, "w:g/my_file rw@x-16:4");
+	/* The hit-storm guard's limit goes after the "w", as the kernel shows it. */
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=x\nmax_rate = 500\n", &f), 0);
+	kw_wprobe_line(&f.wprobe, "g", line, sizeof(line));
+	assert_string_equal(line, "w500:g/my_file rw@x:4");
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=x\nmax_rate = 1000000\n", &f), 0);
 }
 
 static void wprobe_errors(void **state)
@@ -111,6 +116,12 @@ static void wprobe_errors(void **state)
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nset_on = kmem/kmalloc\n", &f), -EINVAL);
 	assert_int_equal(f.err_line, 2);
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=s\nfetch = a;b\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=s\nmax_rate = 0\n", &f), -EINVAL);
+	assert_int_equal(f.err_line, 3);
+	assert_non_null(strstr(f.err_reason, "max_rate"));
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=s\nmax_rate = 1000001\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=s\nmax_rate = -5\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=s\nmax_rate = 10x\n", &f), -EINVAL);
 }
 
 static void fuzz_ok_and_errors(void **state)

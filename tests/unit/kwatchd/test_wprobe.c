@@ -33,10 +33,48 @@ static void hit(void **state)
 	assert_int_equal(wprobe_parse_hit("", &h), -EINVAL);
 }
 
+static void storm(void **state)
+{
+	struct wprobe_storm s;
+	struct wprobe_hit h;
+
+	(void)state;
+	assert_int_equal(wprobe_parse_storm("           <...>-77      [001] d.h2.   812.000123: "
+					    "wprobe_storm: kwatchd/kwv disarmed: 501 hits in a "
+					    "second, limit 500\n", &s), 0);
+	assert_string_equal(s.group, "kwatchd");
+	assert_string_equal(s.name, "kwv");
+	assert_false(s.repoints);
+	assert_int_equal(s.count, 501);
+	assert_int_equal(s.limit, 500);
+	assert_int_equal(s.cpu, 1);
+	assert_string_equal(s.ts, "812.000123");
+	assert_int_equal(wprobe_parse_storm(" sh-9 [000] ..... 5.5: wprobe_storm: wprobes/o disarmed: "
+					    "11 re-points in a second, limit 10", &s), 0);
+	assert_true(s.repoints);
+	assert_string_equal(s.group, "wprobes");
+	/* A hit of a wprobe that happens to be called wprobe_storm. */
+	assert_int_equal(wprobe_parse_storm(" sh-9 [000] ..... 5.5: wprobe_storm: (f+0x1/0x2) "
+					    "value=0x1", &s), -EINVAL);
+	assert_int_equal(wprobe_parse_hit(" sh-9 [000] ..... 5.5: wprobe_storm: (f+0x1/0x2) "
+					  "value=0x1", &h), 0);
+	/* Damaged or other lines. */
+	assert_int_equal(wprobe_parse_storm(" sh-9 [000] ..... 5.5: wprobe_storm: kwatchd/v disarmed: "
+					    "x hits in a second, limit 1", &s), -EINVAL);
+	assert_int_equal(wprobe_parse_storm(" sh-9 [000] ..... 5.5: wprobe_storm: kwatchd/v disarmed: "
+					    "3 naps in a second, limit 1", &s), -EINVAL);
+	assert_int_equal(wprobe_parse_storm(" sh-9 [000] ..... 5.5: wprobe_storm: kwatchd/v disarmed: "
+					    "3 hits in a second, limit 1 and more", &s), -EINVAL);
+	assert_int_equal(wprobe_parse_storm(" sh-9 [000] ..... 5.5: my_jiffies: (f+0x1/0x2)", &s),
+			 -EINVAL);
+	assert_int_equal(wprobe_parse_storm("", &s), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hit),
+		cmocka_unit_test(storm),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

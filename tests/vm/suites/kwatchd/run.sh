@@ -169,7 +169,7 @@ t_real_kstackwatch() {
 # test module becomes a wprobe_hit event naming the writing function.
 t_wprobe_hits_on_socket() {
 	local de=/sys/kernel/tracing/dynamic_events var=/sys/kernel/debug/kwatch_wprobe/var i
-	grep -q 'w\[:' /sys/kernel/tracing/README 2>/dev/null ||
+	grep -qE 'w(\[maxrate\])?\[:' /sys/kernel/tracing/README 2>/dev/null ||
 		{ skip "no w: dynamic events in the tracefs README: wprobes are not in this kernel"; return; }
 	[ -e $var ] || insmod /opt/kwatch/modules/kwatch_wprobe_target.ko || fail "insmod kwatch_wprobe_target.ko" || return 1
 	follow_start
@@ -187,6 +187,44 @@ t_wprobe_hits_on_socket() {
 	events_of wprobe_hit | grep -q '"args":"value=103"' || fail "the last hit lacks value=103" || return 1
 	rm -f $CONF/wprobe.d/kwv.conf
 	wait_for 5 sh -c "! grep -q kwatchd/kwv $de" || fail "wprobe not removed with its file"
+}
+
+# The kernel's hit-storm guard through the daemon: a wprobe file with
+# max_rate = 200, then a 5000-write loop: one wprobe_storm event naming the
+# wprobe and why, 200 hits before it; a change to the file re-arms it.
+t_wprobe_storm_event() {
+	local de=/sys/kernel/tracing/dynamic_events var=/sys/kernel/debug/kwatch_wprobe/var ev f
+	[ -e /sys/kernel/tracing/events/wprobe/wprobe_storm ] ||
+		{ skip "no hit-storm guard (wprobe:wprobe_storm) in this kernel"; return; }
+	[ -e $var ] || insmod /opt/kwatch/modules/kwatch_wprobe_target.ko || fail "insmod kwatch_wprobe_target.ko" || return 1
+	follow_start
+	put $CONF/wprobe.d kws.conf '[wprobe]\nname = kws\naccess = w\nsymbol = kwt_var\nlength = 8\nmax_rate = 200\n'
+	wait_for 5 grep -q '^w200:kwatchd/kws w@kwt_var:8' $de ||
+		{ follow_stop; fail "wprobe not created: $(cat $de) $(events_of config_error | tail -n1)"; return 1; }
+	echo "burst 5000" >$var
+	wait_for 10 sh -c "grep -q '\"type\":\"wprobe_storm\"' $EV"
+	sleep 1
+	follow_stop
+	ev=$(events_of wprobe_storm)
+	echo "$ev"
+	expect_eq "wprobe_storm events" "$(echo "$ev" | grep -c .)" 1 || return 1
+	for f in '"event":"kws"' '"group":"kwatchd"' '"reason":"hits"' '"count":201' '"limit":200' '"cpu":'; do
+		echo "$ev" | grep -qF "$f" || fail "the wprobe_storm event lacks $f" || return 1
+	done
+	expect_eq "wprobe_hit events before the trip" "$(events_of wprobe_hit | grep -c '"event":"kws"')" 200 || return 1
+	journalctl -u kwatchd -b --no-pager | grep -q 'wprobe kwatchd/kws disarmed by the kernel' ||
+		fail "no warning in the journal" || return 1
+
+	follow_start
+	put $CONF/wprobe.d kws.conf '[wprobe]\nname = kws\naccess = w\nsymbol = kwt_var\nlength = 8\nmax_rate = 100000\n'
+	wait_for 5 grep -q '^w100000:kwatchd/kws w@kwt_var:8' $de ||
+		{ follow_stop; fail "wprobe not re-created: $(cat $de)"; return 1; }
+	echo "write 7" >$var
+	wait_for 5 sh -c "grep -q '\"type\":\"wprobe_hit\"' $EV"
+	follow_stop
+	expect_eq "hits after the file changed" "$(events_of wprobe_hit | grep -c '"event":"kws"')" 1 || return 1
+	rm -f $CONF/wprobe.d/kws.conf
+	wait_for 5 sh -c "! grep -q kwatchd/kws $de" || fail "wprobe not removed with its file"
 }
 
 t_spool_replays_each_blob_once() {

@@ -4,7 +4,8 @@
 # watch, the access kinds on a test module's variable, triggers that follow
 # a kmalloc'ed object, coexistence with KStackWatch, running out of debug
 # registers, the reasons error_log gives, a two-CPU re-point stress, CPU
-# hotplug, and the cost of a watched write.
+# hotplug, the hit-storm guard (hits and re-points), and the cost of a
+# watched write.
 . /opt/kwatch/tests/guest/ktap.sh
 
 T=/sys/kernel/tracing
@@ -33,8 +34,8 @@ load_target() {
 }
 
 t_readme() {
-	grep -q 'w\[:\[<group>/\]\[<event>\]\]' $T/README || fail "no wprobe syntax in the tracefs README" || return 1
-	grep 'w\[:' $T/README
+	grep -qF 'w[maxrate][:[<group>/][<event>]]' $T/README || fail "no wprobe syntax in the tracefs README" || return 1
+	grep -F 'w[maxrate][:' $T/README
 }
 
 t_ftracetest() {
@@ -42,10 +43,11 @@ t_ftracetest() {
 	[ -x $FTRACE/ftracetest ] || fail "ftracetest not in the image" || return 1
 	reset_tracing
 	out=$(cd $FTRACE && ./ftracetest -vv test.d/dynevent/add_remove_wprobe.tc \
-		test.d/dynevent/wprobes_syntax_errors.tc test.d/trigger/trigger-wprobe.tc 2>&1)
+		test.d/dynevent/wprobes_syntax_errors.tc test.d/trigger/trigger-wprobe.tc \
+		test.d/dynevent/wprobe_storm_guard.tc 2>&1)
 	echo "$out" | grep -E '^\[[0-9]+\]|^# of|FAIL|Test command'
 	# -vv puts a failed test's log right after its [FAIL] line.
-	echo "$out" | grep -q '^# of passed:  3' || { echo "$out" | head -n 300; fail "ftracetest: not 3 passed"; }
+	echo "$out" | grep -q '^# of passed:  4' || { echo "$out" | head -n 300; fail "ftracetest: not 4 passed"; }
 }
 
 # The KUnit suite of modify_wide_hw_breakpoint_local(), which wprobes and
@@ -62,9 +64,13 @@ t_jiffies_increasing() {
 	reset_tracing
 	echo 'w:my_jiffies w@jiffies:8 value=+0($addr)' >>$DE || fail "cannot create my_jiffies" || return 1
 	grep -qx 'w:wprobes/my_jiffies w@jiffies:8 value=+0($addr)' $DE || fail "dynamic_events shows: $(cat $DE)" || return 1
+	echo 1 >$T/events/wprobe/wprobe_storm/enable
 	echo 1 >$T/events/wprobes/my_jiffies/enable
 	sleep 1
+	# A normal watch never trips the hit-storm guard.
+	grep -q '^ *my_jiffies .* 10000 armed$' $T/wprobe_profile || fail "wprobe_profile: $(cat $T/wprobe_profile)" || return 1
 	echo 0 >$T/events/wprobes/my_jiffies/enable
+	expect_eq "wprobe_storm events" "$(grep -c 'wprobe_storm:' $T/trace)" 0 || return 1
 	n1=$(hits my_jiffies | wc -l)
 	hits my_jiffies | head -3
 	[ "$n1" -ge 10 ] || fail "only $n1 jiffies writes traced in 1 s" || return 1
@@ -256,7 +262,7 @@ sym_range() {
 # object was newest then (low 32 bits) and which one this is (high).
 # Then the last object set from one CPU is hit from the other.
 t_repoint_stress() {
-	local s1 e1 s2 e2 n=60 m=30 total=0 stale=0 v own newest line cpus
+	local s1 e1 s2 e2 n=60 m=30 total=0 stale=0 v own newest line cpus cal0 cal1 iwi0 iwi1
 	[ "$(nproc)" -ge 2 ] || { skip "needs 2 CPUs"; return; }
 	load_target || return 1
 	reset_tracing
@@ -268,7 +274,12 @@ t_repoint_stress() {
 	echo "set_wprobe:objs:ptr+8 if (call_site >= $s1 && call_site < $e1) || (call_site >= $s2 && call_site < $e2)" \
 		>>$T/events/kmem/kmalloc/trigger || fail "set_wprobe trigger refused" || return 1
 	echo 1 >$T/events/wprobes/objs/enable
+	cal0=$(irqs CAL); iwi0=$(irqs IWI)
 	echo "stress $n $m" >$OBJ || fail "stress command failed" || return 1
+	cal1=$(irqs CAL); iwi1=$(irqs IWI)
+	awk -v c=$((cal1 - cal0)) -v w=$((iwi1 - iwi0)) -v r=$((n * $(nproc))) 'BEGIN {
+		printf "wprobes-bench: %d re-points on %d CPUs at once: %d function-call IPIs (%.2f a re-point), %d irq_work self-IPIs (%.2f)\n",
+			r, '"$(nproc)"', c, c / r, w, w / r }'
 	while read -r line; do
 		v=${line##*value=}
 		own=$((v >> 32))
@@ -387,6 +398,102 @@ t_disabled_wprobe_is_parked() {
 	reset_tracing
 }
 
+# irqs NAME: the count of /proc/interrupts line NAME (CAL, IWI), all CPUs.
+irqs() { awk -v n="$1:" '$1 == n { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' /proc/interrupts; }
+
+# The trace timestamp (seconds) of a trace line.
+trace_ts() { sed -E -n 's/^.* ([0-9]+\.[0-9]+): .*/\1/p' | head -n1; }
+
+# The hit-storm guard, hits: a tight write loop on a wprobe with a limit of
+# 500 a second trips it at the 501st trap, and the loop runs on untrapped.
+# The trip is reported (a wprobe:wprobe_storm event, error_log, the kernel
+# log, wprobe_profile) and nothing more is recorded until the event is
+# enabled again.  Then the default limit: the trip time, and a burst with
+# the guard against the same burst unwatched.
+t_storm_guard() {
+	local n base guarded first trip
+	load_target || return 1
+	reset_tracing
+	echo 1 >$T/events/wprobe/wprobe_storm/enable || fail "no wprobe:wprobe_storm event" || return 1
+	echo 'w500:kw_storm w@kwt_var:8' >>$DE || fail "cannot create kw_storm" || return 1
+	grep -qx 'w500:wprobes/kw_storm w@kwt_var:8' $DE || fail "dynamic_events shows: $(cat $DE)" || return 1
+	echo 1 >$T/events/wprobes/kw_storm/enable
+	echo "burst 100000" >$VAR || fail "the write loop failed" || return 1
+	grep 'wprobe_storm:' $T/trace
+	grep kw_storm $T/wprobe_profile
+	expect_eq "hits recorded" "$(hits kw_storm | wc -l)" 500 || return 1
+	expect_eq "wprobe_storm events" \
+		"$(grep -c 'wprobe_storm: wprobes/kw_storm disarmed: 501 hits in a second, limit 500$' $T/trace)" 1 || return 1
+	grep -q '^ *kw_storm  *500  *500 disarmed:hits$' $T/wprobe_profile ||
+		fail "wprobe_profile: $(cat $T/wprobe_profile)" || return 1
+	grep -q 'Disarmed: more hits a second than its limit' $T/error_log ||
+		fail "error_log: $(cat $T/error_log)" || return 1
+	dmesg | grep 'kw_storm: disarmed'
+	dmesg | grep -q 'wprobes/kw_storm: disarmed: 501 hits on CPU [0-9]* within a second, over its limit of 500' ||
+		fail "no kernel log line" || return 1
+	echo "write 5" >$VAR
+	expect_eq "hits from a write while disarmed" "$(hits kw_storm | wc -l)" 500 || return 1
+	echo 0 >$T/events/wprobes/kw_storm/enable
+	echo 1 >$T/events/wprobes/kw_storm/enable
+	grep -q '^ *kw_storm .* armed$' $T/wprobe_profile || fail "not armed again: $(cat $T/wprobe_profile)" || return 1
+	echo "write 6" >$VAR
+	expect_eq "hits from a write, enabled again" "$(hits kw_storm | grep -c '(kwt_write_var+0x')" 1 || return 1
+	echo 0 >$T/events/wprobes/kw_storm/enable
+	echo '-:kw_storm' >>$DE
+
+	# The default limit, 10000 a second.
+	n=200000
+	echo >$T/trace
+	echo "burst $n" >$VAR
+	base=$(cut -d' ' -f2 $VAR)
+	echo 'w:kw_storm2 w@kwt_var:8' >>$DE || fail "cannot create kw_storm2" || return 1
+	echo 1 >$T/events/wprobes/kw_storm2/enable
+	echo "burst $n" >$VAR
+	guarded=$(cut -d' ' -f2 $VAR)
+	echo 0 >$T/events/wprobes/kw_storm2/enable
+	grep 'wprobe_storm:' $T/trace
+	expect_eq "hits recorded at the default limit" "$(hits kw_storm2 | wc -l)" 10000 || return 1
+	first=$(hits kw_storm2 | trace_ts)
+	trip=$(grep 'wprobe_storm: wprobes/kw_storm2' $T/trace | trace_ts)
+	[ -n "$first" ] && [ -n "$trip" ] || fail "no timestamps" || return 1
+	awk -v f="$first" -v t="$trip" -v b="$base" -v g="$guarded" -v n=$n 'BEGIN {
+		printf "wprobes-bench: hit-storm guard at the default limit (10000/s): tripped %.0f ms after the first hit (%.1f us a trap, TCG)\n",
+			(t - f) * 1000, (t - f) * 1e6 / 10000
+		printf "wprobes-bench: hit-storm guard: a %d-write loop took %.0f ms on the guarded wprobe, %.1f ms unwatched (ratio %.0f); untripped, every write would trap: about %.0f s\n",
+			n, g / 1e6, b / 1e6, g / (b ? b : 1), n * (t - f) / 10000 }'
+	echo '-:kw_storm2' >>$DE
+	reset_tracing
+}
+
+# The hit-storm guard, re-points: set_wprobe on the stress's allocations
+# and clear_wprobe on their kfree, with a limit of 50 a second; 200
+# allocations on each CPU trip it with re-points (the stress makes no
+# stores: no hits).
+t_repoint_guard() {
+	local s e
+	load_target || return 1
+	reset_tracing
+	read -r s e <<<"$(sym_range kwt_stress_alloc)"
+	[ "$s" != 0x ] && [ "$e" != 0x ] || fail "kwt_stress_alloc not in /proc/kallsyms" || return 1
+	echo 1 >$T/events/wprobe/wprobe_storm/enable || fail "no wprobe:wprobe_storm event" || return 1
+	echo 'w50:kw_rp w@0:8' >>$DE || fail "cannot create kw_rp" || return 1
+	echo "set_wprobe:kw_rp:ptr+8 if call_site >= $s && call_site < $e" >>$T/events/kmem/kmalloc/trigger ||
+		fail "set_wprobe trigger refused" || return 1
+	# Cleared before kfree() runs: KASAN's stores into the freed object
+	# would be hits.
+	echo 'clear_wprobe:kw_rp:ptr+8' >>$T/events/kmem/kfree/trigger || fail "clear_wprobe trigger refused" || return 1
+	echo 1 >$T/events/wprobes/kw_rp/enable
+	echo "stress 200 0" >$OBJ || fail "stress command failed" || return 1
+	grep 'wprobe_storm:' $T/trace
+	expect_eq "wprobe_storm events" \
+		"$(grep -c 'wprobe_storm: wprobes/kw_rp disarmed: 51 re-points in a second, limit 50$' $T/trace)" 1 || return 1
+	grep -q '^ *kw_rp .* 50 disarmed:re-points$' $T/wprobe_profile ||
+		fail "wprobe_profile: $(cat $T/wprobe_profile)" || return 1
+	grep -q 'Disarmed: more re-points a second than its limit' $T/error_log ||
+		fail "error_log: $(cat $T/error_log)" || return 1
+	reset_tracing
+}
+
 # Cost of a write to a watched variable vs unwatched, and hits recorded vs
 # writes made in a burst (lost hits must show in the ring buffer's counts).
 t_bench() {
@@ -396,7 +503,8 @@ t_bench() {
 	# The module times each burst itself (ktime_get_ns() around the loop).
 	echo "burst $n" >$VAR
 	base=$(cut -d' ' -f2 $VAR)
-	echo 'w:kw_bench w@kwt_var:8' >>$DE || return 1
+	# Every write traps here: a limit above the burst keeps the guard out.
+	echo 'w1000000:kw_bench w@kwt_var:8' >>$DE || return 1
 	echo "burst $n" >$VAR
 	disabled=$(cut -d' ' -f2 $VAR)
 	echo 1 >$T/events/wprobes/kw_bench/enable
