@@ -62,6 +62,20 @@ static void lifecycle_event(struct kwd *d, const char *type, const char *why)
 	kwd_emit(d, ev);
 }
 
+/* A wprobe that a killed kwatchd left in tracefs, removed at start. */
+static void stale_wprobe(const char *name, void *data)
+{
+	struct kwd *d = data;
+	json_object *ev = kw_event_new("wprobe_removed");
+
+	log_info("removed wprobe %s/%s, left by a previous kwatchd", KW_WPROBE_GROUP, name);
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "name", name);
+	kw_event_add_str(ev, "reason", "left by a previous kwatchd");
+	kwd_emit(d, ev);
+}
+
 static int read_settings(struct kwd *d, struct kw_settings *set, int *line, char *reason,
 			 size_t n)
 {
@@ -377,6 +391,12 @@ int main(int argc, char **argv)
 	if (r < 0)
 		log_warning_errno(r, "%s/in-force: %m, not used", d.state_dir);
 	add_conf_watches(&d);
+	if (d.wprobe_ok) {
+		r = wprobe_remove_stale(d.set.tracefs, d.set.instance, stale_wprobe, &d);
+		if (r < 0)
+			log_warning_errno(r, "removing what a previous kwatchd left in %s: %m",
+					  d.set.tracefs);
+	}
 	r = kwd_reload(&d, "start");
 	if (r < 0)
 		goto out;

@@ -250,3 +250,47 @@ int wprobe_parse_storm(const char *line, struct wprobe_storm *s)
 	memcpy(s->ts, h.ts, sizeof(s->ts));
 	return 0;
 }
+
+/*
+ * What a kwatchd killed before it could clean up left in tracefs: its
+ * instance (removing it drops the instance's triggers and enables, which
+ * hold the wprobes) and the wprobes of group KW_WPROBE_GROUP, each still
+ * holding a debug register.  @removed is called with each wprobe's name.
+ * Returns how many were removed, or a negative errno.
+ */
+int wprobe_remove_stale(const char *tracefs, const char *instance,
+			void (*removed)(const char *name, void *data), void *data)
+{
+	_cleanup_free_ char *defs = NULL;
+	char path[PATH_MAX], line[KW_NAME_MAX + 16], name[KW_NAME_MAX + 1];
+	char *p, *save = NULL;
+	const char *g;
+	int r, n = 0;
+
+	snprintf(path, sizeof(path), "%s/instances/%s", tracefs, instance);
+	if (rmdir(path) < 0 && errno != ENOENT)
+		return neg_errno();
+	snprintf(path, sizeof(path), "%s/dynamic_events", tracefs);
+	r = kw_read_file(path, 1 << 20, &defs, NULL);
+	if (r < 0)
+		return r;
+	for (p = strtok_r(defs, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		/* w[MAXRATE]:GROUP/NAME SPEC ... */
+		if (p[0] != 'w')
+			continue;
+		g = strchr(p, ':');
+		if (!g || strncmp(g + 1, KW_WPROBE_GROUP "/", strlen(KW_WPROBE_GROUP) + 1))
+			continue;
+		g += strlen(KW_WPROBE_GROUP) + 2;
+		if (sscanf(g, "%63[A-Za-z0-9_]", name) != 1)
+			continue;
+		snprintf(line, sizeof(line), "-:%s/%s\n", KW_WPROBE_GROUP, name);
+		r = append(path, line);
+		if (r < 0)
+			return r;
+		if (removed)
+			removed(name, data);
+		n++;
+	}
+	return n;
+}

@@ -43,6 +43,10 @@ int wprobe_create(const char *tracefs, const char *instance, const struct kw_wpr
 		  char *reason, size_t n);
 /* Enable wprobe:wprobe_storm in the instance; -ENOENT: no guard here. */
 int wprobe_storm_enable(const char *tracefs, const char *instance);
+/* Remove the instance and the KW_WPROBE_GROUP wprobes a killed daemon
+ * left; returns how many wprobes, or a negative errno. */
+int wprobe_remove_stale(const char *tracefs, const char *instance,
+			void (*removed)(const char *name, void *data), void *data);
 int wprobe_remove(const char *tracefs, const char *instance, const struct kw_wprobe *p);
 /* Parse one trace_pipe line of a kwatchd wprobe; -EINVAL if it is not one. */
 int wprobe_parse_hit(const char *line, struct wprobe_hit *h);

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Parsing wprobe hits from a tracefs instance's trace_pipe. */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "wprobe.h"
@@ -70,11 +75,72 @@ static void storm(void **state)
 	assert_int_equal(wprobe_parse_storm("", &s), -EINVAL);
 }
 
+static void count_removed(const char *name, void *data)
+{
+	char *seen = data;
+
+	strcat(seen, name);
+	strcat(seen, ",");
+}
+
+/* A stand-in tracefs: dynamic_events is a plain file, so the removal
+ * lines written to it are appended where the test can read them. */
+static void stale(void **state)
+{
+	char dir[] = "/tmp/kw-tracefs-XXXXXX", path[PATH_MAX], seen[256] = "", buf[512];
+	FILE *f;
+	size_t n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/instances/kwatchd", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/dynamic_events", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("p:kprobes/kwatchd_like vfs_read\n"
+	      "w:kwatchd/kwv w@kwt_var:8 value=$value\n"
+	      "w:wprobes/mine w@jiffies:8\n"
+	      "w500:kwatchd/hot rw@0x0:8\n"
+	      "w:kwatchdx/other w@jiffies:8\n", f);
+	fclose(f);
+
+	assert_int_equal(wprobe_remove_stale(dir, "kwatchd", count_removed, seen), 2);
+	assert_string_equal(seen, "kwv,hot,");
+	snprintf(path, sizeof(path), "%s/instances/kwatchd", dir);
+	assert_int_equal(access(path, F_OK), -1);
+	snprintf(path, sizeof(path), "%s/dynamic_events", dir);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	assert_non_null(strstr(buf, "w:kwatchdx/other w@jiffies:8\n-:kwatchd/kwv\n-:kwatchd/hot\n"));
+	assert_null(strstr(buf, "-:kwatchdx"));
+	assert_null(strstr(buf, "-:wprobes"));
+
+	/* Nothing left: no instance, no wprobe of ours. */
+	seen[0] = '\0';
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("w:wprobes/mine w@jiffies:8\n", f);
+	fclose(f);
+	assert_int_equal(wprobe_remove_stale(dir, "kwatchd", count_removed, seen), 0);
+	assert_string_equal(seen, "");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/instances", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hit),
 		cmocka_unit_test(storm),
+		cmocka_unit_test(stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -227,6 +227,37 @@ t_wprobe_storm_event() {
 	wait_for 5 sh -c "! grep -q kwatchd/kws $de" || fail "wprobe not removed with its file"
 }
 
+# kill -9 while a wprobe is configured: the wprobe (enabled in the
+# daemon's instance) outlives the daemon.  The restarted daemon removes
+# it and its instance first, so the file applies again (no EEXIST
+# config_error), one kwatchd/kst is left, and its hits arrive.
+t_kill9_leaves_no_stale_wprobe() {
+	local de=/sys/kernel/tracing/dynamic_events var=/sys/kernel/debug/kwatch_wprobe/var pid
+	grep -qE 'w(\[maxrate\])?\[:' /sys/kernel/tracing/README 2>/dev/null ||
+		{ skip "no w: dynamic events in this kernel"; return; }
+	[ -e $var ] || insmod /opt/kwatch/modules/kwatch_wprobe_target.ko || fail "insmod kwatch_wprobe_target.ko" || return 1
+	put $CONF/wprobe.d kst.conf '[wprobe]\nname = kst\naccess = w\nsymbol = kwt_var\nlength = 8\n'
+	wait_for 5 grep -q '^w:kwatchd/kst ' $de || fail "wprobe not created: $(cat $de)" || return 1
+	pid=$(systemctl show -p MainPID --value kwatchd)
+	kill -9 "$pid"
+	wait_for 15 sh -c "systemctl is-active -q kwatchd && [ \$(systemctl show -p MainPID --value kwatchd) != $pid ]" ||
+		fail "kwatchd not restarted after kill -9" || return 1
+	follow_start
+	wait_for 5 sh -c "kwatchctl status -r | grep -q 'kst.conf\",\"state\":\"applied\"'" ||
+		{ follow_stop; fail "kst not applied after the restart: $(kwatchctl status -r | head -c 600)"; return 1; }
+	echo "write 9" >$var
+	wait_for 5 sh -c "grep -q '\"type\":\"wprobe_hit\"' $EV"
+	follow_stop
+	grep kwatchd/kst $de
+	expect_eq "kwatchd/kst definitions" "$(grep -c '^w:kwatchd/kst ' $de)" 1 || return 1
+	expect_eq "hits after the restart" "$(events_of wprobe_hit | grep -c '"event":"kst"')" 1 || return 1
+	journalctl -u kwatchd -b --no-pager | grep 'left by a previous kwatchd'
+	journalctl -u kwatchd -b --no-pager | grep -q 'removed wprobe kwatchd/kst, left by a previous kwatchd' ||
+		fail "no journal line for the stale wprobe" || return 1
+	rm -f $CONF/wprobe.d/kst.conf
+	wait_for 5 sh -c "! grep -q kwatchd/kst $de" || fail "wprobe not removed with its file"
+}
+
 t_spool_replays_each_blob_once() {
 	local i n=20 done
 	: >$ST/input.log
