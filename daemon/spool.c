@@ -38,8 +38,9 @@ int spool_open(struct spool *s, const char *dir, const char *input, unsigned int
 	for (i = 1; i < _SPOOL_STATE_MAX; i++) {
 		if (mkdirat(s->fd[SPOOL_QUEUED], spool_dir_name[i], 0700) < 0 && errno != EEXIST)
 			goto fail;
+		/* Not through a symlink planted in the spool's place. */
 		s->fd[i] = openat(s->fd[SPOOL_QUEUED], spool_dir_name[i],
-				  O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (s->fd[i] < 0)
 			goto fail;
 	}

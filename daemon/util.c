@@ -61,7 +61,12 @@ int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len)
 	_cleanup_close_ int fd = -1;
 	ssize_t n;
 
-	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0600);
+	/* A new file, never what a planted symlink or hard link points at:
+	 * unlinkat() removes a link itself, and O_EXCL creates or fails. */
+	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+		return neg_errno();
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+		    0600);
 	if (fd < 0)
 		return neg_errno();
 	while (len) {

@@ -44,8 +44,9 @@ int kw_strlcpy(char *dst, const char *src, size_t n);
  * ordinary file systems are truncated first; kernel control files are not. */
 int kw_write_once(const char *path, const char *buf, size_t len);
 /* Read at most max bytes of path into a NUL-terminated malloc'ed buffer. */
-/* Create or truncate name (relative to dirfd, or AT_FDCWD), mode 0600,
- * write all of buf and fsync it. */
+/* Replace name (relative to dirfd, or AT_FDCWD) with a new file, mode 0600,
+ * holding all of buf, fsynced.  A symlink or hard link in its place is
+ * removed, never written through. */
 int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len);
 /* Replace path atomically: write path.tmp that way, rename it, fsync the
  * directory. */

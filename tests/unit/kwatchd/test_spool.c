@@ -2,6 +2,7 @@
 /* The spool state machine, against a temporary directory whose "input"
  * is a plain file (a stand-in for /sys/kernel/debug/kfuzztest/T/input). */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -105,6 +106,53 @@ static void rejected_with_errno(void **state)
 	spool_close(&s);
 }
 
+/* A file another user plants in the spool: a symlink where the daemon
+ * writes a result is replaced, its target untouched; a spool whose done/
+ * is a symlink is refused. */
+static void planted_links_are_not_followed(void **state)
+{
+	char dir[256], input[256], path[512], victim[256], *text = NULL;
+	struct spool_result res;
+	struct spool s;
+	struct stat st;
+	int r;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/planted", root);
+	snprintf(input, sizeof(input), "%s/missing/input", root);
+	snprintf(victim, sizeof(victim), "%s/victim", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, victim, "precious", 8), 0);
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	snprintf(path, sizeof(path), "%s/rejected/y.errno", dir);
+	assert_int_equal(symlink(victim, path), 0);
+	put(dir, "y", "blob");
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_int_equal(res.state, SPOOL_REJECTED);
+	assert_int_equal(kw_read_file(victim, 100, &text, NULL), 0);
+	assert_string_equal(text, "precious");
+	free(text);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	spool_close(&s);
+
+	/* A hard link is replaced too, not written through. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(link(victim, path), 0);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, path, "x", 1), 0);
+	assert_int_equal(kw_read_file(victim, 100, &text, NULL), 0);
+	assert_string_equal(text, "precious");
+	free(text);
+
+	snprintf(dir, sizeof(dir), "%s/spool/linked", root);
+	assert_int_equal(kw_mkdir_p(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/done", dir);
+	assert_int_equal(symlink(root, path), 0);
+	/* O_NOFOLLOW | O_DIRECTORY on a symlink: ENOTDIR (ELOOP without
+	 * O_DIRECTORY); before, the spool opened through it. */
+	r = spool_open(&s, dir, input, 1);
+	assert_true(r == -ENOTDIR || r == -ELOOP);
+}
+
 static void recovery_sets_inflight_aside(void **state)
 {
 	char dir[256], input[256];
@@ -189,6 +237,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(replay_in_order, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(rejected_with_errno, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(planted_links_are_not_followed, tmpdir_setup,
+						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(recovery_sets_inflight_aside, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(recovery_knows_the_boot, tmpdir_setup,
