@@ -39,6 +39,14 @@ UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
 endef
 $(foreach t,$(KWD_TESTS),$(eval $(call kwd_test,$(t))))
 
+# The event socket, on a real unix socket and sd-event loop.
+$(B)/unit/kwatchd/test_server: tests/unit/kwatchd/test_server.c $(KWD_CORE) daemon/server.c \
+		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) daemon/server.c \
+		$(KWD_LIBS) -lcmocka
+UNIT_TESTS += $(B)/unit/kwatchd/test_server
+
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
 KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all

@@ -88,6 +88,26 @@ static void schedule(struct fuzz_rt *z, uint64_t delay_us)
 	sd_event_source_set_enabled(z->timer, SD_EVENT_ONESHOT);
 }
 
+/* The daemon could not write a blob for a reason of its own (out of
+ * descriptors): the blob stays queued; said once per streak. */
+static void deferred_event(struct kwd *d, struct fuzz_rt *z, const char *name, int err)
+{
+	json_object *ev;
+
+	if (z->deferred++)
+		return;
+	log_warning_errno(err, "fuzz %s: cannot replay %s: %m; it stays queued, retrying",
+			  z->file.fuzz.target, name);
+	ev = kw_event_new("fuzz_deferred");
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "target", z->file.fuzz.target);
+	kw_event_add_str(ev, "blob", name);
+	kw_event_add_int(ev, "errno", -err);
+	kw_event_add_str(ev, "error", strerror(-err));
+	kwd_emit(d, ev);
+}
+
 /* One blob: claim it, write it, then read what its run produced (the BPF
  * records of its entry and completion) while it is still the blob in
  * flight, and move it to its final place. */
@@ -97,6 +117,7 @@ static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 	char name[NAME_MAX + 1], path[PATH_MAX * 2];
 	size_t size = 0;
 	int r, result;
+	bool ours;
 
 	r = spool_next(&z->spool, name, sizeof(name));
 	if (r < 0)
@@ -107,10 +128,16 @@ static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 	snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir, spool_dir_name[SPOOL_INFLIGHT],
 		 name);
 	kwd_tie(d, z->file.fuzz.target, name, path);
-	result = spool_exec(&z->spool, name, &size);
+	result = spool_exec(&z->spool, name, &size, &ours);
 	kwbpf_poll(d);
 	crash_drain(d);
 	kwd_untie(d);
+	if (result < 0 && ours) {
+		/* Not the blob's fault: back in the queue, retried later. */
+		deferred_event(d, z, name, result);
+		r = spool_unclaim(&z->spool, name);
+		return r < 0 ? r : -EAGAIN;
+	}
 	r = spool_finish(&z->spool, name, result, res);
 	res->size = size;
 	return r;
@@ -156,6 +183,11 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 		if (r == -ENOENT)
 			return 0;	/* empty: wait for inotify */
+		if (r == -EAGAIN) {
+			schedule(z, 1000000);
+			return 0;
+		}
+		z->deferred = 0;
 		if (r < 0) {
 			log_error_errno(r, "fuzz %s: spool step failed: %m", z->file.fuzz.target);
 			schedule(z, 1000000);

@@ -22,6 +22,7 @@ struct fuzz_rt {
 	sd_event_source *inotify;
 	sd_event_source *timer;
 	uint64_t execs, rejected, interrupted;
+	unsigned int deferred;		/* replays put back in a row (our fault) */
 };
 
 struct kwd {

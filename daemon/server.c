@@ -241,8 +241,39 @@ static struct client *client_new(struct server *srv, int fd, bool push)
 	return c;
 }
 
+static int on_accept_resume(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct server *srv = userdata;
+
+	(void)s;
+	(void)usec;
+	sd_event_source_set_enabled(srv->listen_io, SD_EVENT_ON);
+	return 0;
+}
+
+/*
+ * Out of descriptors (or kernel memory), a pending connection stays
+ * pending and the listening socket stays readable: stop listening for a
+ * moment rather than spin.
+ */
+static void accept_pause(struct server *srv, int err)
+{
+	int r;
+
+	log_warning_errno(err, "accept: %m; not accepting clients for %u ms",
+			  SERVER_ACCEPT_PAUSE_USEC / 1000);
+	sd_event_source_set_enabled(srv->listen_io, SD_EVENT_OFF);
+	/* Made at start: arming it now needs no descriptor. */
+	r = sd_event_source_set_time_relative(srv->accept_pause, SERVER_ACCEPT_PAUSE_USEC);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(srv->accept_pause, SD_EVENT_ONESHOT);
+	if (r < 0)	/* no timer: listening again at once beats never */
+		sd_event_source_set_enabled(srv->listen_io, SD_EVENT_ON);
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
+	static const char busy[] = "{\"type\":\"refused\",\"reason\":\"too many clients\"}\n";
 	struct server *srv = userdata;
 	struct client *c;
 	int cfd;
@@ -250,8 +281,20 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	(void)s;
 	(void)revents;
 	cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (cfd < 0)
+	if (cfd < 0) {
+		if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+			accept_pause(srv, neg_errno());
 		return 0;
+	}
+	if (srv->n_clients >= SERVER_MAX_CLIENTS) {
+		/* Best effort: the socket is new and its buffer empty. */
+		if (write(cfd, busy, sizeof(busy) - 1) < 0)
+			log_full_errno(LOG_DEBUG, neg_errno(), "refusing a client: %m");
+		close(cfd);
+		if (srv->refused++ == 0)
+			log_warning("%u clients connected: refusing more", SERVER_MAX_CLIENTS);
+		return 0;
+	}
 	c = client_new(srv, cfd, false);
 	if (!c) {
 		close(cfd);
@@ -445,6 +488,11 @@ int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
 	r = sd_event_add_io(ev, &srv->listen_io, srv->listen_fd, EPOLLIN, on_accept, srv);
 	if (r < 0)
 		return r;
+	r = sd_event_add_time_relative(ev, &srv->accept_pause, CLOCK_MONOTONIC,
+				       SERVER_ACCEPT_PAUSE_USEC, 0, on_accept_resume, srv);
+	if (r < 0)
+		return r;
+	sd_event_source_set_enabled(srv->accept_pause, SD_EVENT_OFF);
 	r = sd_event_add_defer(ev, &srv->reap, on_reap, srv);
 	if (r < 0)
 		return r;
@@ -516,6 +564,7 @@ void server_stop(struct server *srv)
 		client_free(srv->clients);
 	push_free(srv);
 	srv->listen_io = sd_event_source_disable_unref(srv->listen_io);
+	srv->accept_pause = sd_event_source_disable_unref(srv->accept_pause);
 	srv->reap = sd_event_source_disable_unref(srv->reap);
 	/* Our own socket goes with us; an activated one belongs to systemd. */
 	if (srv->own_socket) {

@@ -41,6 +41,11 @@ struct client {
 #define SERVER_BACKLOG 512
 #define SERVER_BACKLOG_BYTES (2 << 20)	/* older events go first past this */
 
+/* Clients at once; one more is told so and closed. */
+#define SERVER_MAX_CLIENTS 64
+/* After accept() ran out of descriptors, wait this long before the next. */
+#define SERVER_ACCEPT_PAUSE_USEC 200000
+
 struct server {
 	sd_event *ev;
 	struct kw_event_ctx *ectx;
@@ -48,6 +53,8 @@ struct server {
 	bool own_socket;	/* we bound it (not socket-activated) */
 	char path[PATH_MAX];
 	sd_event_source *listen_io;
+	sd_event_source *accept_pause;	/* re-enables listen_io after EMFILE */
+	uint64_t refused;		/* connections closed: too many clients */
 	sd_event_source *reap;
 	struct client *clients;
 	unsigned int n_clients, next_id;

@@ -212,7 +212,22 @@ int spool_claim(struct spool *s, const char *name)
 	}
 }
 
-int spool_exec(struct spool *s, const char *name, size_t *ret_size)
+int spool_unclaim(struct spool *s, const char *name)
+{
+	int r;
+
+	if (renameat2(s->fd[SPOOL_INFLIGHT], name, s->fd[SPOOL_QUEUED], name,
+		      RENAME_NOREPLACE) < 0)
+		return neg_errno();
+	if (s->count[SPOOL_INFLIGHT])
+		s->count[SPOOL_INFLIGHT]--;
+	r = kw_fsync_dirfd(s->fd[SPOOL_QUEUED]);
+	if (r == 0)
+		r = kw_fsync_dirfd(s->fd[SPOOL_INFLIGHT]);
+	return r;
+}
+
+int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int bfd = -1;
@@ -220,13 +235,20 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size)
 	unsigned int i;
 	struct stat st;
 
+	/* Until the kernel has the blob, a failure is ours. */
+	*ours = true;
 	bfd = openat(s->fd[SPOOL_INFLIGHT], name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (bfd < 0)
+	if (bfd < 0) {
+		/* ELOOP: a symlink; the producer's mistake, not ours. */
+		*ours = errno != ELOOP;
 		return neg_errno();
+	}
 	if (fstat(bfd, &st) < 0)
 		return neg_errno();
-	if (st.st_size > KW_BLOB_MAX)
+	if (st.st_size > KW_BLOB_MAX) {
+		*ours = false;
 		return -EFBIG;
+	}
 	/* The write may take the kernel down: the blob must outlive it. */
 	if (fsync(bfd) < 0)
 		return neg_errno();
@@ -249,9 +271,14 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size)
 	for (i = 0; i < s->repeat; i++) {
 		int r = kw_write_once(s->input, buf, len);
 
-		if (r < 0)
+		if (r < 0) {
+			/* Opening the input out of descriptors is ours; what
+			 * the write returns is the kernel's verdict. */
+			*ours = r == -EMFILE || r == -ENFILE;
 			return r;
+		}
 	}
+	*ours = false;
 	return 0;
 }
 
@@ -286,6 +313,7 @@ int spool_step(struct spool *s, struct spool_result *ret)
 	char name[NAME_MAX + 1];
 	size_t size = 0;
 	int r, result;
+	bool ours;
 
 	r = spool_next(s, name, sizeof(name));
 	if (r < 0)
@@ -293,7 +321,11 @@ int spool_step(struct spool *s, struct spool_result *ret)
 	r = spool_claim(s, name);
 	if (r < 0)
 		return r;
-	result = spool_exec(s, name, &size);
+	result = spool_exec(s, name, &size, &ours);
+	if (result < 0 && ours) {
+		r = spool_unclaim(s, name);
+		return r < 0 ? r : result;
+	}
 	r = spool_finish(s, name, result, ret);
 	ret->size = size;
 	return r;

@@ -64,11 +64,17 @@ int spool_recover(struct spool *s, const char *boot_id,
 /* Smallest queued blob name, -ENOENT when there is none. */
 int spool_next(struct spool *s, char *name, size_t n);
 int spool_claim(struct spool *s, const char *name);
-/* Write the claimed blob; returns 0 or the negative errno of the write. */
-int spool_exec(struct spool *s, const char *name, size_t *ret_size);
+/* Put a claimed blob back in the queue, as if never claimed. */
+int spool_unclaim(struct spool *s, const char *name);
+/* Write the claimed blob; returns 0 or a negative errno.  *ours is set
+ * when the failure is the daemon's own (no descriptor, no memory, a disk
+ * error reading the blob), not the kernel's verdict on the blob: such a
+ * blob is not to be rejected but retried. */
+int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours);
 int spool_finish(struct spool *s, const char *name, int result, struct spool_result *ret);
 
-/* next + claim + exec + finish: -ENOENT when the spool is empty. */
+/* next + claim + exec + finish: -ENOENT when the spool is empty; a
+ * failure of the daemon's own puts the blob back and is returned. */
 int spool_step(struct spool *s, struct spool_result *ret);
 /* Count the files in a state's directory (status). */
 long spool_count(struct spool *s, enum spool_state st);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -153,6 +154,43 @@ static void planted_links_are_not_followed(void **state)
 	assert_true(r == -ENOTDIR || r == -ELOOP);
 }
 
+/* Out of descriptors when opening the input: the daemon's failure, not
+ * the blob's.  The blob goes back to the queue (not to rejected/) and is
+ * replayed once descriptors are back. */
+static void own_failure_keeps_the_blob(void **state)
+{
+	char dir[256], input[256];
+	struct spool_result res;
+	struct rlimit rl, low;
+	struct spool s;
+	int fd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/emfile", root);
+	snprintf(input, sizeof(input), "%s/input", root);
+	fclose(fopen(input, "w"));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	put(dir, "z", "blob");
+	/* One free descriptor: the blob opens, the input does not. */
+	fd = dup(0);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	low = rl;
+	low.rlim_cur = fd + 1;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	fd = spool_step(&s, &res);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	assert_int_equal(fd, -EMFILE);
+	assert_true(exists(dir, ".", "z"));
+	assert_false(exists(dir, "rejected", "z"));
+	assert_false(exists(dir, "inflight", "z"));
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_int_equal(res.state, SPOOL_DONE);
+	assert_true(exists(dir, "done", "z"));
+	spool_close(&s);
+}
+
 static void recovery_sets_inflight_aside(void **state)
 {
 	char dir[256], input[256];
@@ -238,6 +276,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(replay_in_order, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(rejected_with_errno, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(planted_links_are_not_followed, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(own_failure_keeps_the_blob, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(recovery_sets_inflight_aside, tmpdir_setup,
 						tmpdir_teardown),
