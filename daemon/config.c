@@ -45,10 +45,14 @@ void kw_settings_default(struct kw_settings *s)
 }
 
 /* State shared by the inih handlers: the first error wins. */
+#define KW_KEYS_MAX 32
+
 struct parse_state {
 	const char *section;	/* the one section a drop-in may have */
 	bool seen_section;
 	char reason[256];
+	char keys[KW_KEYS_MAX][2 * (KW_NAME_MAX + 1)];	/* seen, for dup_key() */
+	unsigned int nkeys;
 	union {
 		struct kw_settings *settings;
 		struct kw_file *file;
@@ -68,6 +72,87 @@ static int bad(struct parse_state *ps, const char *fmt, ...)
 		va_end(ap);
 	}
 	return 0;	/* tells inih this line is the error */
+}
+
+/* The first line of @text that libinih would read other than as written,
+ * with why: too long for its buffer (it would split it), indented (it
+ * would append it to the previous value), holding a control character,
+ * or a [section] given twice.  0: none. */
+static int bad_line(struct parse_state *ps, const char *text, size_t len)
+{
+	char sections[8][KW_NAME_MAX + 1];
+	unsigned int nsec = 0, i;
+	size_t pos = 0;
+	int line = 1;
+
+	while (pos < len) {
+		const char *l = text + pos, *nl = memchr(l, '\n', len - pos);
+		size_t n = nl ? (size_t)(nl - l) : len - pos, k;
+		const char *p = l;
+
+		if (n > KW_LINE_MAX) {
+			bad(ps, "line longer than %d characters", KW_LINE_MAX);
+			return line;
+		}
+		for (k = 0; k < n; k++) {
+			unsigned char c = l[k];
+
+			if ((c < 0x20 && c != '\t' && !(c == '\r' && k == n - 1)) || c == 0x7f) {
+				bad(ps, "control character 0x%02x", c);
+				return line;
+			}
+		}
+		while (p < l + n && (*p == ' ' || *p == '\t'))
+			p++;
+		if (p > l && p < l + n && *p != ';' && *p != '#' && *p != '\r') {
+			bad(ps, "indented line: continuation lines are not supported, "
+				"write key = value at the start of the line");
+			return line;
+		}
+		if (p < l + n && *p == '[') {
+			const char *end = memchr(p, ']', l + n - p);
+			size_t sl = end ? (size_t)(end - p - 1) : 0;
+
+			for (i = 0; end && i < nsec; i++) {
+				if (strlen(sections[i]) == sl && !strncmp(sections[i], p + 1, sl)) {
+					bad(ps, "section [%.*s] given twice", (int)sl, p + 1);
+					return line;
+				}
+			}
+			if (end && nsec < 8 && sl <= KW_NAME_MAX) {
+				memcpy(sections[nsec], p + 1, sl);
+				sections[nsec++][sl] = '\0';
+			}
+		}
+		pos += n + 1;
+		line++;
+	}
+	return 0;
+}
+
+/*
+ * A key given twice in one section (1, with the reason set): which one
+ * would win is an accident.
+ * The trigger keys of a wprobe are lists and may repeat.  Keys are kept
+ * as "section\nkey" in a small table; past its size nothing is checked.
+ */
+static int dup_key(struct parse_state *ps, const char *section, const char *key)
+{
+	char k[2 * (KW_NAME_MAX + 1)];
+	unsigned int i;
+
+	if (!strcmp(key, "set_on") || !strcmp(key, "clear_on"))
+		return 0;
+	snprintf(k, sizeof(k), "%s\n%s", section, key);
+	for (i = 0; i < ps->nkeys; i++) {
+		if (!strcmp(ps->keys[i], k)) {
+			bad(ps, "%s: given twice in [%s]", key, section);
+			return 1;
+		}
+	}
+	if (ps->nkeys < KW_KEYS_MAX)
+		snprintf(ps->keys[ps->nkeys++], sizeof(ps->keys[0]), "%s", k);
+	return 0;
 }
 
 static int parse_ulong(const char *v, unsigned long max, unsigned long *ret)
@@ -142,6 +227,9 @@ static int settings_handler(void *user, const char *section, const char *key, co
 	struct parse_state *ps = user;
 	struct kw_settings *s = ps->settings;
 	unsigned int u = 0;
+
+	if (dup_key(ps, section, key))
+		return 0;
 
 	if (strcmp(section, "daemon") == 0) {
 		if (strcmp(key, "socket") == 0) {
@@ -225,22 +313,6 @@ static int settings_handler(void *user, const char *section, const char *key, co
 	return bad(ps, "unknown section [%s]", section);
 }
 
-/* Lines longer than libinih's buffer would be split; refuse them. */
-static int long_line(const char *text, size_t len)
-{
-	size_t i, start = 0;
-	int line = 1;
-
-	for (i = 0; i <= len; i++) {
-		if (i == len || text[i] == '\n') {
-			if (i - start > KW_LINE_MAX)
-				return line;
-			start = i + 1;
-			line++;
-		}
-	}
-	return 0;
-}
 
 int kw_settings_parse(const char *text, struct kw_settings *s, int *ret_line,
 		      char *reason, size_t reason_len)
@@ -249,10 +321,8 @@ int kw_settings_parse(const char *text, struct kw_settings *s, int *ret_line,
 	struct parse_state ps = { .settings = &tmp };
 	int line;
 
-	line = long_line(text, strlen(text));
-	if (line) {
-		bad(&ps, "line longer than %d characters", KW_LINE_MAX);
-	} else {
+	line = bad_line(&ps, text, strlen(text));
+	if (!line) {
 		line = ini_parse_string(text, settings_handler, &ps);
 		if (line < 0) {
 			line = 0;
@@ -467,6 +537,8 @@ static int dropin_handler(void *user, const char *section, const char *key, cons
 	if (strcmp(section, ps->section) != 0)
 		return bad(ps, "unknown section [%s], want [%s]", section, ps->section);
 	ps->seen_section = true;
+	if (dup_key(ps, section, key))
+		return 0;
 	switch (f->kind) {
 	case KW_WATCH:
 		return watch_key(ps, &f->watch, key, v);
@@ -587,9 +659,8 @@ int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t 
 		r = -EINVAL;
 		goto fail;
 	}
-	line = long_line(text, len);
+	line = bad_line(&ps, text, len);
 	if (line) {
-		bad(&ps, "line longer than %d characters", KW_LINE_MAX);
 		r = -EINVAL;
 		goto fail;
 	}
@@ -685,7 +756,7 @@ int kw_config_load(const char *confdir, struct kw_file **ret, size_t *ret_n)
 			if ((size_t)snprintf(path, sizeof(path), "%s/%.*s", dir, NAME_MAX,
 					     de->d_name) >= sizeof(path))
 				continue;
-			rr = kw_read_file(path, 65536, &text, &len);
+			rr = kw_read_regular(path, KW_CONF_MAX, &text, &len);
 			if (rr == -ENOENT)
 				continue;	/* renamed away meanwhile */
 			if (rr < 0) {
@@ -695,7 +766,7 @@ int kw_config_load(const char *confdir, struct kw_file **ret, size_t *ret_n)
 				snprintf(files[n].path, sizeof(files[n].path), "%s", path);
 				files[n].err = rr;
 				snprintf(files[n].err_reason, sizeof(files[n].err_reason),
-					 "cannot read: %s", strerror(-rr));
+					 "cannot read: %s", kw_read_regular_error(rr));
 			} else {
 				kw_file_parse(k, path, text, len, &files[n]);
 			}

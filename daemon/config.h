@@ -17,6 +17,7 @@
 #define KW_SYM_MAX 127
 #define KW_TRIGGERS_MAX 4
 #define KW_WPROBE_MAX_RATE 1000000	/* the kernel's bound on a wprobe's max rate */
+#define KW_CONF_MAX 65536	/* bytes of one configuration file */
 #define KW_LINE_MAX 196		/* libinih's line buffer, less CR LF NUL */
 
 enum kw_kind {

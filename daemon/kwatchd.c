@@ -81,17 +81,22 @@ static int read_settings(struct kwd *d, struct kw_settings *set, int *line, char
 {
 	_cleanup_free_ char *text = NULL;
 	char path[PATH_MAX];
+	size_t len = 0;
 	int r;
 
 	kw_settings_default(set);
 	*line = 0;
 	snprintf(path, sizeof(path), "%.4000s/kwatchd.conf", d->confdir);
-	r = kw_read_file(path, 65536, &text, NULL);
+	r = kw_read_regular(path, KW_CONF_MAX, &text, &len);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0) {
-		snprintf(reason, n, "%s", strerror(-r));
+		snprintf(reason, n, "%s", kw_read_regular_error(r));
 		return r;
+	}
+	if (strlen(text) != len) {
+		snprintf(reason, n, "file contains a NUL byte");
+		return -EINVAL;
 	}
 	return kw_settings_parse(text, set, line, reason, n);
 }

@@ -135,6 +135,63 @@ int kw_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 	return 0;
 }
 
+int kw_read_regular(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t len = 0;
+
+	/* No symlink, and no open() that waits (a FIFO, a device). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ELOOP ? -EMLINK : neg_errno();
+	if (fstat(fd, &st) < 0)
+		return neg_errno();
+	if (!S_ISREG(st.st_mode))
+		return -EBADFD;
+	if ((uint64_t)st.st_size > max)
+		return -EFBIG;
+	buf = malloc(max + 2);
+	if (!buf)
+		return -ENOMEM;
+	/* One byte more than allowed tells a file that grew meanwhile. */
+	while (len <= max) {
+		ssize_t n = read(fd, buf + len, max + 1 - len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return neg_errno();
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	if (len > max)
+		return -EFBIG;
+	buf[len] = '\0';
+	*ret = buf;
+	buf = NULL;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+const char *kw_read_regular_error(int r)
+{
+	switch (r) {
+	case -EMLINK:
+		return "a symlink: configuration files are read only as regular files";
+	case -EBADFD:
+		return "not a regular file";
+	case -EFBIG:
+		return "larger than the limit: not applied, not even in part";
+	default:
+		return strerror(-r);
+	}
+}
+
 int kw_fsync_dirfd(int dirfd)
 {
 	return fsync(dirfd) < 0 ? neg_errno() : 0;

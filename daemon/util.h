@@ -47,6 +47,12 @@ int kw_write_once(const char *path, const char *buf, size_t len);
 /* Replace name (relative to dirfd, or AT_FDCWD) with a new file, mode 0600,
  * holding all of buf, fsynced.  A symlink or hard link in its place is
  * removed, never written through. */
+/* Read a file that another program controls: a regular file, not through
+ * a symlink (-EMLINK), never blocking in open() (anything else: -EBADFD),
+ * at most max bytes or -EFBIG (never a part of it).  Same results as
+ * kw_read_file() otherwise; kw_read_regular_error() says it in words. */
+int kw_read_regular(const char *path, size_t max, char **ret, size_t *ret_len);
+const char *kw_read_regular_error(int r);
 int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len);
 /* Replace path atomically: write path.tmp that way, rename it, fsync the
  * directory. */

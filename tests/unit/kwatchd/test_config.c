@@ -5,10 +5,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "config.h"
+#include "tmpdir.h"
 
 static int parse(enum kw_kind k, const char *text, struct kw_file *f)
 {
@@ -179,6 +183,88 @@ static void settings(void **state)
 	assert_int_equal(s.ringbuf_kib, 8);	/* unchanged on error */
 }
 
+/* What libinih would read other than as written is refused. */
+static void lines_read_as_written(void **state)
+{
+	struct kw_settings s;
+	struct kw_file f;
+	char reason[256];
+	int line = 0;
+
+	(void)state;
+	/* An indented line would be appended to the previous value. */
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\n  enabled = no\n", &f), -EINVAL);
+	assert_int_equal(f.err_line, 3);
+	assert_non_null(strstr(f.err_reason, "indented line"));
+	/* Indented comments and blank lines are fine. */
+	assert_int_equal(parse(KW_WATCH, "[watch]\n  # note\n\t; note\n   \nfunction = f\n", &f), 0);
+	assert_int_equal(parse(KW_WATCH, "[watch]\r\nfunction = f\r\n", &f), 0);
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\x1b[2J\n", &f), -EINVAL);
+	assert_non_null(strstr(f.err_reason, "control character 0x1b"));
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nfunction = g\n", &f), -EINVAL);
+	assert_int_equal(f.err_line, 3);
+	assert_non_null(strstr(f.err_reason, "function: given twice in [watch]"));
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol = x\n[wprobe]\nlength = 8\n", &f),
+			 -EINVAL);
+	assert_int_equal(f.err_line, 3);
+	assert_non_null(strstr(f.err_reason, "section [wprobe] given twice"));
+	/* Trigger keys are lists. */
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nset_on = kmem/kmalloc:ptr\n"
+			       "set_on = kmem/kmalloc_node:ptr\n", &f), 0);
+
+	kw_settings_default(&s);
+	assert_int_equal(kw_settings_parse("[daemon]\nquiet_ms = 5\nquiet_ms = 6\n", &s, &line,
+					   reason, sizeof(reason)), -EINVAL);
+	assert_int_equal(line, 3);
+	assert_non_null(strstr(reason, "given twice"));
+	assert_int_equal(kw_settings_parse("[daemon]\nquiet_ms = 5\n[capture]\nbpf = no\n"
+					   "[daemon]\npush =\n", &s, &line, reason,
+					   sizeof(reason)), -EINVAL);
+	assert_non_null(strstr(reason, "section [daemon] given twice"));
+}
+
+/* A drop-in directory holding a FIFO, a symlink and an oversized file:
+ * loading does not block, and each is an error that says why. */
+static void only_regular_files(void **state)
+{
+	char dir[256], path[300], *big;
+	struct kw_file *files = NULL;
+	size_t n = 0, i;
+	FILE *fp;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/watch.d", root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/link.conf", dir);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	snprintf(path, sizeof(path), "%s/big.conf", dir);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	big = malloc(KW_CONF_MAX + 100);
+	assert_non_null(big);
+	memset(big, '#', KW_CONF_MAX + 100);
+	memcpy(big, "[watch]\nfunction = f\n", 22);
+	fwrite(big, 1, KW_CONF_MAX + 100, fp);
+	fclose(fp);
+	free(big);
+
+	assert_int_equal(kw_config_load(root, &files, &n), 0);
+	assert_int_equal(n, 3);
+	for (i = 0; i < n; i++) {
+		assert_int_not_equal(files[i].err, 0);
+		print_message("%s: %s\n", files[i].name, files[i].err_reason);
+		if (!strcmp(files[i].name, "fifo.conf"))
+			assert_non_null(strstr(files[i].err_reason, "not a regular file"));
+		else if (!strcmp(files[i].name, "link.conf"))
+			assert_non_null(strstr(files[i].err_reason, "a symlink"));
+		else
+			assert_non_null(strstr(files[i].err_reason, "larger than the limit"));
+	}
+	free(files);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +274,8 @@ int main(void)
 		cmocka_unit_test(wprobe_errors),
 		cmocka_unit_test(fuzz_ok_and_errors),
 		cmocka_unit_test(settings),
+		cmocka_unit_test(lines_read_as_written),
+		cmocka_unit_test_setup_teardown(only_regular_files, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
