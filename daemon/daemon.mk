@@ -29,12 +29,12 @@ $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWD_HDRS)
 
 KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore
 define kwd_test
-$(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/wprobe.c $(KWD_HDRS) \
-		tests/unit/kwatchd/tmpdir.h
+$(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/wprobe.c daemon/ksw.c \
+		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" \
-		-o $$@ $$< $(KWD_CORE) daemon/wprobe.c $$(KWD_LIBS) -lcmocka
+		-o $$@ $$< $(KWD_CORE) daemon/wprobe.c daemon/ksw.c $$(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
 endef
 $(foreach t,$(KWD_TESTS),$(eval $(call kwd_test,$(t))))

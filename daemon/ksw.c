@@ -35,6 +35,14 @@ static int ksw_io(const char *path, const char *buf, size_t len, char **ret)
 	}
 }
 
+bool ksw_readback_ok(const char *back, const char *line)
+{
+	size_t n = strcspn(back, "\n");
+
+	/* Empty: a file that does not show its config is not checked. */
+	return n == 0 || (n == strlen(line) && strncmp(back, line, n) == 0);
+}
+
 bool ksw_present(const char *path)
 {
 	return access(path, W_OK) == 0;
@@ -57,8 +65,7 @@ int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n)
 	 * that cannot be read (write-only) or reads empty is not checked. */
 	if (ksw_io(path, NULL, 0, &back) < 0)
 		return 0;
-	back[strcspn(back, "\n")] = '\0';
-	if (back[0] && !strstr(back, line))
+	if (!ksw_readback_ok(back, line))
 		return -EIO;
 	return 0;
 }

@@ -14,5 +14,7 @@
 int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n);
 int ksw_disarm(const char *path);
 bool ksw_present(const char *path);
+/* The kernel's read-back shows exactly @line (or nothing to compare). */
+bool ksw_readback_ok(const char *back, const char *line);
 
 #endif

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "ksw.h"
 #include "tmpdir.h"
 
 static int parse(enum kw_kind k, const char *text, struct kw_file *f)
@@ -183,6 +184,20 @@ static void settings(void **state)
 	assert_int_equal(s.ringbuf_kib, 8);	/* unchanged on error */
 }
 
+/* /proc/kstackwatch's read-back must be the line written, not a longer
+ * one that contains it. */
+static void ksw_readback(void **state)
+{
+	(void)state;
+	assert_true(ksw_readback_ok("f+0x1\n", "f+0x1"));
+	assert_true(ksw_readback_ok("f+0x1", "f+0x1"));
+	assert_false(ksw_readback_ok("f+0x10\n", "f+0x1"));
+	assert_false(ksw_readback_ok("g+0x1\n", "f+0x1"));
+	assert_false(ksw_readback_ok("f+0x1 0:8\n", "f+0x1"));
+	assert_true(ksw_readback_ok("", "f+0x1"));
+	assert_true(ksw_readback_ok("\n", "f+0x1"));
+}
+
 /* What libinih would read other than as written is refused. */
 static void lines_read_as_written(void **state)
 {
@@ -275,6 +290,7 @@ int main(void)
 		cmocka_unit_test(fuzz_ok_and_errors),
 		cmocka_unit_test(settings),
 		cmocka_unit_test(lines_read_as_written),
+		cmocka_unit_test(ksw_readback),
 		cmocka_unit_test_setup_teardown(only_regular_files, tmpdir_setup, tmpdir_teardown),
 	};
 
