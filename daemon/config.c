@@ -513,6 +513,9 @@ static int fuzz_key(struct parse_state *ps, struct kw_fuzz *z, const char *key, 
 	} else if (strcmp(key, "spool") == 0) {
 		if (!path_ok(v))
 			return bad(ps, "spool: not an absolute path: '%s'", v);
+		if (strstr(v, "/../") || strstr(v, "/./") || strstr(v, "//") ||
+		    kw_ends_with(v, "/..") || kw_ends_with(v, "/."))
+			return bad(ps, "spool: '.', '..' or '//' in the path: '%s'", v);
 		strcpy(z->spool, v);
 	} else if (strcmp(key, "rate") == 0) {
 		if (parse_uint(v, 100000, &z->rate) < 0)

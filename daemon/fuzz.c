@@ -220,24 +220,61 @@ static void rt_free(struct fuzz_rt *z)
 	free(z);
 }
 
-int fuzz_start(struct kwd *d, const struct kw_file *f)
+/*
+ * The daemon consumes every file in a spool and makes directories in it:
+ * one inside its own configuration, state or runtime directories (or the
+ * crash directory) would eat the files kept there.
+ */
+static const char *spool_dir_refused(struct kwd *d, const char *dir)
+{
+	const char *run = getenv("RUNTIME_DIRECTORY");
+	char sock_dir[PATH_MAX], *slash;
+
+	if (kw_path_within(dir, d->confdir))
+		return "the configuration directory";
+	/* The default spool root is in the state directory. */
+	if (d->state_dir[0] && kw_path_within(dir, d->state_dir) &&
+	    !(d->set.spool_root[0] && kw_path_within(dir, d->set.spool_root) &&
+	      strcmp(dir, d->set.spool_root)))
+		return "the state directory";
+	if (d->set.crash_dir[0] && kw_path_within(dir, d->set.crash_dir))
+		return "the crash directory";
+	if (run && *run && kw_path_within(dir, run))
+		return "the runtime directory";
+	snprintf(sock_dir, sizeof(sock_dir), "%s", d->set.socket_path);
+	slash = strrchr(sock_dir, '/');
+	if (slash && slash != sock_dir) {
+		*slash = '\0';
+		if (kw_path_within(dir, sock_dir))
+			return "the socket's directory";
+	}
+	return NULL;
+}
+
+int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 {
 	char dir[PATH_MAX], input[PATH_MAX];
 	struct fuzz_rt *z, **tmp;
+	const char *inside;
 	void *ud[2];
 	int r;
 
 	if (!f->fuzz.enabled)
 		return 0;
+	if (f->fuzz.spool[0])
+		snprintf(dir, sizeof(dir), "%s", f->fuzz.spool);
+	else
+		snprintf(dir, sizeof(dir), "%.2000s/%s", d->set.spool_root, f->fuzz.target);
+	inside = spool_dir_refused(d, dir);
+	if (inside) {
+		snprintf(reason, n, "spool %s is inside %s", dir, inside);
+		return -EINVAL;
+	}
 	z = calloc(1, sizeof(*z));
 	if (!z)
 		return -ENOMEM;
 	z->d = d;
 	z->file = *f;
-	if (f->fuzz.spool[0])
-		snprintf(dir, sizeof(dir), "%s", f->fuzz.spool);
-	else
-		snprintf(dir, sizeof(dir), "%.2000s/%s", d->set.spool_root, f->fuzz.target);
 	snprintf(input, sizeof(input), "%.2000s/%s/input", d->set.kfuzztest, f->fuzz.target);
 	r = spool_open(&z->spool, dir, input, f->fuzz.repeat);
 	if (r < 0)

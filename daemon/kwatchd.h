@@ -87,7 +87,8 @@ void kwd_teardown(struct kwd *d);
 json_object *kwd_status(struct kwd *d);
 
 /* fuzz.c */
-int fuzz_start(struct kwd *d, const struct kw_file *f);
+/* Start replaying a fuzz.d file's spool; reason says why it cannot. */
+int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n);
 bool fuzz_stop(struct kwd *d, const char *name);
 void fuzz_stop_all(struct kwd *d);
 /* The blob reports are tied to now (and its target), NULL if none. */

@@ -182,7 +182,8 @@ static int execute(struct kwd *d, struct kw_plan *p)
 			f = &p->next[s->file];
 			reason[0] = '\0';
 			r = s->op == KW_STEP_WPROBE_CREATE ?
-				wp_create(d, f, reason, sizeof(reason)) : fuzz_start(d, f);
+				wp_create(d, f, reason, sizeof(reason)) :
+				fuzz_start(d, f, reason, sizeof(reason));
 			if (r == 0) {
 				if (s->op == KW_STEP_FUZZ_START && f->fuzz.enabled)
 					obj_event(d, "fuzz_started", f, "target", f->fuzz.target);
@@ -192,7 +193,7 @@ static int execute(struct kwd *d, struct kw_plan *p)
 				      "creating the wprobe" : "starting the spool", reason);
 			o = kw_file_find(old, n_old, f->kind, f->name);
 			if (o && (s->op == KW_STEP_WPROBE_CREATE ? wp_create(d, o, reason, sizeof(reason)) :
-				  fuzz_start(d, o)) == 0) {
+				  fuzz_start(d, o, reason, sizeof(reason))) == 0) {
 				p->next[s->file] = *o;
 				break;
 			}

@@ -192,6 +192,24 @@ const char *kw_read_regular_error(int r)
 	}
 }
 
+bool kw_ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+bool kw_path_within(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (!n || strncmp(path, dir, n))
+		return false;
+	return path[n] == '\0' || path[n] == '/' || (n == 1 && dir[0] == '/');
+}
+
 int kw_fsync_dirfd(int dirfd)
 {
 	return fsync(dirfd) < 0 ? neg_errno() : 0;

@@ -53,6 +53,9 @@ int kw_write_once(const char *path, const char *buf, size_t len);
  * kw_read_file() otherwise; kw_read_regular_error() says it in words. */
 int kw_read_regular(const char *path, size_t max, char **ret, size_t *ret_len);
 const char *kw_read_regular_error(int r);
+bool kw_ends_with(const char *s, const char *suffix);
+/* @path is @dir or below it, by the names alone. */
+bool kw_path_within(const char *path, const char *dir);
 int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len);
 /* Replace path atomically: write path.tmp that way, rename it, fsync the
  * directory. */

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "ksw.h"
+#include "util.h"
 #include "tmpdir.h"
 
 static int parse(enum kw_kind k, const char *text, struct kw_file *f)
@@ -198,6 +199,25 @@ static void ksw_readback(void **state)
 	assert_true(ksw_readback_ok("\n", "f+0x1"));
 }
 
+static void spool_paths(void **state)
+{
+	struct kw_file f;
+
+	(void)state;
+	assert_true(kw_path_within("/etc/kwatchd/watch.d", "/etc/kwatchd"));
+	assert_true(kw_path_within("/etc/kwatchd", "/etc/kwatchd/"));
+	assert_false(kw_path_within("/etc/kwatchdx", "/etc/kwatchd"));
+	assert_false(kw_path_within("/etc", "/etc/kwatchd"));
+	assert_true(kw_path_within("/var/lib/kwatchd/spool/t", "/var/lib/kwatchd"));
+	assert_true(kw_path_within("/x", "/"));
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nspool = /srv/spool/t\n", &f), 0);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nspool = /srv/../etc/kwatchd\n", &f),
+			 -EINVAL);
+	assert_non_null(strstr(f.err_reason, "'..'"));
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nspool = /srv/x/..\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nspool = /srv//x\n", &f), -EINVAL);
+}
+
 /* What libinih would read other than as written is refused. */
 static void lines_read_as_written(void **state)
 {
@@ -291,6 +311,7 @@ int main(void)
 		cmocka_unit_test(settings),
 		cmocka_unit_test(lines_read_as_written),
 		cmocka_unit_test(ksw_readback),
+		cmocka_unit_test(spool_paths),
 		cmocka_unit_test_setup_teardown(only_regular_files, tmpdir_setup, tmpdir_teardown),
 	};
 

@@ -280,6 +280,24 @@ t_spool_replays_each_blob_once() {
 	rm -f $CONF/fuzz.d/gone.conf
 }
 
+# A spool inside the daemon's own directories would eat what is kept
+# there: spool = the configuration's watch.d is a config_error, and the
+# shipped example file there stays where it is.
+t_spool_inside_config_refused() {
+	local ex=$CONF/watch.d/example.conf.disabled
+	[ -e $ex ] || cp /opt/kwatch/etc/kwatchd/watch.d/example.conf.disabled $ex 2>/dev/null || : >$ex
+	follow_start
+	printf '[fuzz]\ntarget = tgt\nspool = %s/watch.d\n' "$CONF" >$CONF/fuzz.d/.in.tmp && mv $CONF/fuzz.d/.in.tmp $CONF/fuzz.d/inconf.conf
+	wait_for 5 sh -c "grep -q '\"type\":\"config_error\".*inconf.conf' $EV" || true
+	follow_stop
+	events_of config_error | grep inconf.conf
+	events_of config_error | grep inconf.conf | grep -q 'inside the configuration directory' ||
+		fail "no config_error saying the spool is inside the configuration" || return 1
+	[ -e $ex ] || fail "the example file in watch.d was consumed" || return 1
+	[ ! -e $CONF/watch.d/done ] || fail "spool directories made in watch.d" || return 1
+	rm -f $CONF/fuzz.d/inconf.conf
+}
+
 t_kill9_during_replay_loses_nothing() {
 	local pid before after
 	before=$(ls $SPOOL/done | wc -l)
