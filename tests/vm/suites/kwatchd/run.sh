@@ -242,15 +242,14 @@ t_kill9_leaves_no_stale_wprobe() {
 	kill -9 "$pid"
 	wait_for 15 sh -c "systemctl is-active -q kwatchd && [ \$(systemctl show -p MainPID --value kwatchd) != $pid ]" ||
 		fail "kwatchd not restarted after kill -9" || return 1
-	follow_start
 	wait_for 5 sh -c "kwatchctl status -r | grep -q 'kst.conf\",\"state\":\"applied\"'" ||
-		{ follow_stop; fail "kst not applied after the restart: $(kwatchctl status -r | head -c 600)"; return 1; }
+		{ fail "kst not applied after the restart: $(kwatchctl status -r | head -c 600)"; return 1; }
 	echo "write 9" >$var
-	wait_for 5 sh -c "grep -q '\"type\":\"wprobe_hit\"' $EV"
-	follow_stop
+	# From the daemon's backlog: the client sees the hit wherever it is.
+	wait_for 5 sh -c "kwatchctl follow -b -r -t wprobe_hit -n 1 -i 2 2>/dev/null | grep -q '\"event\":\"kst\"'" ||
+		fail "no wprobe_hit for kst after the restart" || return 1
 	grep kwatchd/kst $de
 	expect_eq "kwatchd/kst definitions" "$(grep -c '^w:kwatchd/kst ' $de)" 1 || return 1
-	expect_eq "hits after the restart" "$(events_of wprobe_hit | grep -c '"event":"kst"')" 1 || return 1
 	journalctl -u kwatchd -b --no-pager | grep 'left by a previous kwatchd'
 	journalctl -u kwatchd -b --no-pager | grep -q 'removed wprobe kwatchd/kst, left by a previous kwatchd' ||
 		fail "no journal line for the stale wprobe" || return 1
@@ -287,15 +286,15 @@ t_spool_inside_config_refused() {
 	local ex=$CONF/watch.d/example.conf.disabled
 	[ -e $ex ] || cp /opt/kwatch/etc/kwatchd/watch.d/example.conf.disabled $ex 2>/dev/null || : >$ex
 	follow_start
-	printf '[fuzz]\ntarget = tgt\nspool = %s/watch.d\n' "$CONF" >$CONF/fuzz.d/.in.tmp && mv $CONF/fuzz.d/.in.tmp $CONF/fuzz.d/inconf.conf
+	printf '[fuzz]\ntarget = inconf\nspool = %s/watch.d\n' "$CONF" >$CONF/fuzz.d/.in.tmp && mv $CONF/fuzz.d/.in.tmp $CONF/fuzz.d/inconf.conf
 	wait_for 5 sh -c "grep -q '\"type\":\"config_error\".*inconf.conf' $EV" || true
 	follow_stop
+	rm -f $CONF/fuzz.d/inconf.conf
 	events_of config_error | grep inconf.conf
 	events_of config_error | grep inconf.conf | grep -q 'inside the configuration directory' ||
 		fail "no config_error saying the spool is inside the configuration" || return 1
 	[ -e $ex ] || fail "the example file in watch.d was consumed" || return 1
 	[ ! -e $CONF/watch.d/done ] || fail "spool directories made in watch.d" || return 1
-	rm -f $CONF/fuzz.d/inconf.conf
 }
 
 t_kill9_during_replay_loses_nothing() {
