@@ -292,7 +292,7 @@ t_fuzz_cost_attached_vs_detached() {
 	kft_blob $W/tcost "0:16" "" "$(trivial_payload 5)"
 	write_conf "" || return 1
 	r_off=$($bench $KFT/test_trivial/input $W/tcost $runs | awk '{ print $(NF - 1) }')
-	put $CONF/fuzz.d idle.conf '[fuzz]\ntarget = test_trivial\nspool = /var/lib/kwatchd/idle\n'
+	put $CONF/fuzz.d idle.conf '[fuzz]\ntarget = test_trivial\nspool = /var/lib/kwatchd/spool/idle-bench\n'
 	wait_for 10 sh -c "kwatchctl status -r | head -n1 | grep -q '\"attached\":\[[^]]*fuzz_entry'" ||
 		{ fail "fuzz programs not attached"; diag; return 1; }
 	r_on=$($bench $KFT/test_trivial/input $W/tcost $runs | awk '{ print $(NF - 1) }')
