@@ -81,7 +81,8 @@ static int client_write(struct client *c)
 		cq_flush_lost(&c->q);
 	}
 	if (c->io)
-		sd_event_source_set_io_events(c->io, EPOLLIN | (cq_peek(&c->q, &p) ? EPOLLOUT : 0));
+		sd_event_source_set_io_events(c->io, (c->eof ? 0 : EPOLLIN) |
+					      (cq_peek(&c->q, &p) ? EPOLLOUT : 0));
 	return 0;
 }
 
@@ -189,6 +190,18 @@ static void client_input(struct client *c)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
+		if (n == 0 && !c->push) {
+			/*
+			 * The client shut its sending side (shutdown(SHUT_WR),
+			 * `kwatchctl ... </dev/null`): it may still read.  Stop
+			 * reading; a full close shows as EPOLLHUP.
+			 */
+			const char *p;
+
+			c->eof = true;
+			sd_event_source_set_io_events(c->io, cq_peek(&c->q, &p) ? EPOLLOUT : 0);
+			return;
+		}
 		if (n <= 0) {
 			client_kill(c);
 			return;
@@ -219,8 +232,11 @@ static int client_io(sd_event_source *s, int fd, uint32_t revents, void *userdat
 			return 0;
 		}
 	}
-	if (revents & (EPOLLIN | EPOLLHUP | EPOLLERR))
+	if (revents & EPOLLIN || (c->push && revents & (EPOLLHUP | EPOLLERR)))
 		client_input(c);
+	/* Gone for good: the lines it sent before are handled above. */
+	if (!c->dead && !c->push && revents & (EPOLLHUP | EPOLLERR))
+		client_kill(c);
 	return 0;
 }
 

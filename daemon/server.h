@@ -35,6 +35,7 @@ struct client {
 	uint64_t first_seq;	/* of the first event broadcast to it, 0: none yet */
 	bool had_backlog;	/* the backlog is sent once */
 	bool dead;		/* freed by the reaper, outside callbacks */
+	bool eof;		/* the client shut its side: it only reads now */
 };
 
 /* Events kept for clients that connect later and ask ("backlog"). */

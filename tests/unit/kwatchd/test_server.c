@@ -127,10 +127,48 @@ static void out_of_descriptors_does_not_spin(void **state)
 	sd_event_unref(ev);
 }
 
+/* A client that shuts its sending side still gets the stream; one that
+ * closes is dropped. */
+static void half_closed_client_still_reads(void **state)
+{
+	struct kw_event_ctx ectx;
+	struct server srv;
+	char path[128], buf[64];
+	struct ev_buf *b;
+	sd_event *ev;
+	ssize_t got;
+	int cfd;
+
+	(void)state;
+	start(&ev, &srv, &ectx, path, sizeof(path));
+	cfd = connect_to(path);
+	run_for(ev, 50000);
+	assert_int_equal(srv.n_clients, 1);
+	assert_int_equal(shutdown(cfd, SHUT_WR), 0);
+	run_for(ev, 100000);
+	assert_int_equal(srv.n_clients, 1);
+	b = ev_buf_new(1, "{\"seq\":1}\n", 11);
+	assert_non_null(b);
+	server_broadcast(&srv, b);
+	ev_buf_unref(b);
+	run_for(ev, 50000);
+	got = read(cfd, buf, sizeof(buf) - 1);
+	assert_int_equal(got, 11);
+	buf[got] = '\0';
+	assert_string_equal(buf, "{\"seq\":1}\n");
+	close(cfd);
+	run_for(ev, 100000);
+	assert_int_equal(srv.n_clients, 0);
+	server_stop(&srv);
+	sd_event_unref(ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(too_many_clients, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(half_closed_client_still_reads, tmpdir_setup,
+						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(out_of_descriptors_does_not_spin, tmpdir_setup,
 						tmpdir_teardown),
 	};
