@@ -103,20 +103,16 @@ int kw_replace_file(const char *path, const void *buf, size_t len)
 	return r;
 }
 
-int kw_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
+/* Read fd to its end or @cap bytes into a NUL-terminated malloc'ed buffer. */
+static int read_fd(int fd, size_t cap, char **ret, size_t *ret_len)
 {
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
+	_cleanup_free_ char *buf = malloc(cap + 1);
 	size_t len = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return neg_errno();
-	buf = malloc(max + 1);
 	if (!buf)
 		return -ENOMEM;
-	while (len < max) {
-		ssize_t n = read(fd, buf + len, max - len);
+	while (len < cap) {
+		ssize_t n = read(fd, buf + len, cap - len);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -135,12 +131,21 @@ int kw_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
 	return 0;
 }
 
+int kw_read_file(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return neg_errno();
+	return read_fd(fd, max, ret, ret_len);
+}
+
 int kw_read_regular(const char *path, size_t max, char **ret, size_t *ret_len)
 {
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
 	struct stat st;
 	size_t len = 0;
+	int r;
 
 	/* No symlink, and no open() that waits (a FIFO, a device). */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK);
@@ -152,27 +157,15 @@ int kw_read_regular(const char *path, size_t max, char **ret, size_t *ret_len)
 		return -EBADFD;
 	if ((uint64_t)st.st_size > max)
 		return -EFBIG;
-	buf = malloc(max + 2);
-	if (!buf)
-		return -ENOMEM;
 	/* One byte more than allowed tells a file that grew meanwhile. */
-	while (len <= max) {
-		ssize_t n = read(fd, buf + len, max + 1 - len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return neg_errno();
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	if (len > max)
+	r = read_fd(fd, max + 1, ret, &len);
+	if (r < 0)
+		return r;
+	if (len > max) {
+		free(*ret);
+		*ret = NULL;
 		return -EFBIG;
-	buf[len] = '\0';
-	*ret = buf;
-	buf = NULL;
+	}
 	if (ret_len)
 		*ret_len = len;
 	return 0;
