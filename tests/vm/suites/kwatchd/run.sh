@@ -20,6 +20,16 @@ EV=/tmp/kwatchd-events.ndjson
 
 status_field() { kwatchctl status -r | head -n1 | grep -o "\"$1\":[^,]*" | head -n1; }
 
+# The kernel has w: dynamic events (the README line, with or without the
+# hit-storm guard's [maxrate]).
+has_wprobes() { grep -qE 'w(\[maxrate\])?\[:' /sys/kernel/tracing/README 2>/dev/null; }
+
+# The wprobes test module, whose variable kwt_var the wprobe tests watch.
+wprobe_target() {
+	[ -e /sys/kernel/debug/kwatch_wprobe/var ] ||
+		insmod /opt/kwatch/modules/kwatch_wprobe_target.ko || fail "insmod kwatch_wprobe_target.ko"
+}
+
 t_service_active_and_ready() {
 	local st text
 	st=$(systemctl show -p ActiveState --value kwatchd)
@@ -169,9 +179,9 @@ t_real_kstackwatch() {
 # test module becomes a wprobe_hit event naming the writing function.
 t_wprobe_hits_on_socket() {
 	local de=/sys/kernel/tracing/dynamic_events var=/sys/kernel/debug/kwatch_wprobe/var i
-	grep -qE 'w(\[maxrate\])?\[:' /sys/kernel/tracing/README 2>/dev/null ||
+	has_wprobes ||
 		{ skip "no w: dynamic events in the tracefs README: wprobes are not in this kernel"; return; }
-	[ -e $var ] || insmod /opt/kwatch/modules/kwatch_wprobe_target.ko || fail "insmod kwatch_wprobe_target.ko" || return 1
+	wprobe_target || return 1
 	follow_start
 	put $CONF/wprobe.d kwv.conf '[wprobe]\nname = kwv\naccess = w\nsymbol = kwt_var\nlength = 8\nfetch = value=$value:u64\n'
 	wait_for 5 grep -q '^w:kwatchd/kwv w@kwt_var:8' $de ||
@@ -196,7 +206,7 @@ t_wprobe_storm_event() {
 	local de=/sys/kernel/tracing/dynamic_events var=/sys/kernel/debug/kwatch_wprobe/var ev f
 	[ -e /sys/kernel/tracing/events/wprobe/wprobe_storm ] ||
 		{ skip "no hit-storm guard (wprobe:wprobe_storm) in this kernel"; return; }
-	[ -e $var ] || insmod /opt/kwatch/modules/kwatch_wprobe_target.ko || fail "insmod kwatch_wprobe_target.ko" || return 1
+	wprobe_target || return 1
 	follow_start
 	put $CONF/wprobe.d kws.conf '[wprobe]\nname = kws\naccess = w\nsymbol = kwt_var\nlength = 8\nmax_rate = 200\n'
 	wait_for 5 grep -q '^w200:kwatchd/kws w@kwt_var:8' $de ||
@@ -233,9 +243,9 @@ t_wprobe_storm_event() {
 # config_error), one kwatchd/kst is left, and its hits arrive.
 t_kill9_leaves_no_stale_wprobe() {
 	local de=/sys/kernel/tracing/dynamic_events var=/sys/kernel/debug/kwatch_wprobe/var pid
-	grep -qE 'w(\[maxrate\])?\[:' /sys/kernel/tracing/README 2>/dev/null ||
+	has_wprobes ||
 		{ skip "no w: dynamic events in this kernel"; return; }
-	[ -e $var ] || insmod /opt/kwatch/modules/kwatch_wprobe_target.ko || fail "insmod kwatch_wprobe_target.ko" || return 1
+	wprobe_target || return 1
 	put $CONF/wprobe.d kst.conf '[wprobe]\nname = kst\naccess = w\nsymbol = kwt_var\nlength = 8\n'
 	wait_for 5 grep -q '^w:kwatchd/kst ' $de || fail "wprobe not created: $(cat $de)" || return 1
 	pid=$(systemctl show -p MainPID --value kwatchd)
