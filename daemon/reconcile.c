@@ -409,12 +409,12 @@ void kwd_teardown(struct kwd *d)
 /* --- wprobe hits ------------------------------------------------------------ */
 
 /* The kernel disarmed a wprobe that trapped or moved too often. */
-static bool storm_line(struct kwd *d, const char *line)
+static bool storm_line(struct kwd *d, const struct wprobe_hit *h)
 {
 	struct wprobe_storm s;
 	json_object *ev;
 
-	if (wprobe_parse_storm(line, &s) < 0)
+	if (wprobe_storm_from_hit(h, &s) < 0)
 		return false;
 	log_warning("wprobe %s/%s disarmed by the kernel: %u %s in a second on CPU %d, limit %u; "
 		    "change its file (max_rate=) to re-arm it", s.group, s.name, s.count,
@@ -438,9 +438,8 @@ static void hit_line(struct kwd *d, const char *line)
 	struct wprobe_hit h;
 	json_object *ev;
 
-	if (storm_line(d, line))
-		return;
-	if (wprobe_parse_hit(line, &h) < 0)
+	/* One parse per line: the storm report reads like a hit. */
+	if (wprobe_parse_hit(line, &h) < 0 || storm_line(d, &h))
 		return;
 	d->wprobe_hits++;
 	ev = kw_event_new("wprobe_hit");

@@ -227,16 +227,15 @@ int wprobe_parse_hit(const char *line, struct wprobe_hit *h)
  *   <idle>-0 [001] d.h2. 5.000001: wprobe_storm: kwatchd/v disarmed: 501 hits in a second, limit 500
  * (or "re-points"): the kernel's hit-storm guard disarmed wprobe group/v.
  */
-int wprobe_parse_storm(const char *line, struct wprobe_storm *s)
+int wprobe_storm_from_hit(const struct wprobe_hit *h, struct wprobe_storm *s)
 {
-	struct wprobe_hit h;
 	char what[16], end;
 	int n;
 
 	memset(s, 0, sizeof(*s));
-	if (wprobe_parse_hit(line, &h) < 0 || strcmp(h.event, "wprobe_storm") || h.ip[0])
+	if (strcmp(h->event, "wprobe_storm") || h->ip[0])
 		return -EINVAL;
-	n = sscanf(h.args, "%63[^/ ]/%63s disarmed: %u %15s in a second, limit %u%c",
+	n = sscanf(h->args, "%63[^/ ]/%63s disarmed: %u %15s in a second, limit %u%c",
 		   s->group, s->name, &s->count, what, &s->limit, &end);
 	if (n != 5)
 		return -EINVAL;
@@ -246,9 +245,20 @@ int wprobe_parse_storm(const char *line, struct wprobe_storm *s)
 		s->repoints = true;
 	else
 		return -EINVAL;
-	s->cpu = h.cpu;
-	memcpy(s->ts, h.ts, sizeof(s->ts));
+	s->cpu = h->cpu;
+	memcpy(s->ts, h->ts, sizeof(s->ts));
 	return 0;
+}
+
+int wprobe_parse_storm(const char *line, struct wprobe_storm *s)
+{
+	struct wprobe_hit h;
+
+	if (wprobe_parse_hit(line, &h) < 0) {
+		memset(s, 0, sizeof(*s));
+		return -EINVAL;
+	}
+	return wprobe_storm_from_hit(&h, s);
 }
 
 /*

@@ -50,7 +50,9 @@ int wprobe_remove_stale(const char *tracefs, const char *instance,
 int wprobe_remove(const char *tracefs, const char *instance, const struct kw_wprobe *p);
 /* Parse one trace_pipe line of a kwatchd wprobe; -EINVAL if it is not one. */
 int wprobe_parse_hit(const char *line, struct wprobe_hit *h);
-/* Parse a wprobe_storm line; -EINVAL if it is not one. */
+/* Parse a wprobe_storm line; -EINVAL if it is not one.  From a line
+ * already parsed as a hit: wprobe_storm_from_hit(). */
 int wprobe_parse_storm(const char *line, struct wprobe_storm *s);
+int wprobe_storm_from_hit(const struct wprobe_hit *h, struct wprobe_storm *s);
 
 #endif
