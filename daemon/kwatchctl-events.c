@@ -326,8 +326,8 @@ static int keep(json_object ***v, size_t *n, size_t *cap, json_object *o)
 
 /* Account for the positions an event stands for.  A plain event is its own
  * seq; a lost record stands for first_seq..last_seq (it carries seq =
- * last_seq: event.h's reuse_seq); a status record is a reply reusing the
- * last seq, no position.  Positions at or below the last one mean the
+ * last_seq: event.h's reuse_seq); a status or reply record answers one
+ * client's command, reusing the last seq: no position.  Positions at or below the last one mean the
  * daemon started again (seq counts from 1 at each start). */
 static int track_seq(struct summary *s, json_object *o, const char *type)
 {
@@ -337,7 +337,7 @@ static int track_seq(struct summary *s, json_object *o, const char *type)
 		s->no_seq++;
 		return 0;
 	}
-	if (strcmp(type, "status") == 0)
+	if (strcmp(type, "status") == 0 || strcmp(type, "reply") == 0)
 		return 0;
 	lo = hi = seq;
 	if (strcmp(type, "lost") == 0 && get_u64(o, "first_seq", &first) &&

@@ -76,6 +76,88 @@ static int send_line(int fd, const char *line)
 	return send(fd, line, len, MSG_NOSIGNAL) == (ssize_t)len ? 0 : neg_errno();
 }
 
+static const char *str_field(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+}
+
+/*
+ * Read the stream until the first record of @type (events that come
+ * before it are skipped); *ret owns it.  The daemon's refusal (a "refused"
+ * record, or a "reply" that is not ok) is printed and is -ECANCELED.
+ */
+static int read_record(int fd, const char *type, json_object **ret)
+{
+	static char buf[1 << 20];
+	size_t len = 0;
+
+	*ret = NULL;
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char *line, *nl;
+		ssize_t n;
+		int r;
+
+		r = poll(&p, 1, 10000);
+		if (r == 0)
+			return -ETIMEDOUT;
+		if (r < 0 && errno != EINTR)
+			return neg_errno();
+		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? neg_errno() : -EPIPE;
+		len += n;
+		buf[len] = '\0';
+		for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
+			json_object *o, *v;
+			const char *t;
+
+			*nl = '\0';
+			o = json_tokener_parse(line);
+			t = o ? str_field(o, "type") : "";
+			if (strcmp(t, "refused") == 0 ||
+			    (strcmp(t, "reply") == 0 && json_object_object_get_ex(o, "ok", &v) &&
+			     !json_object_get_boolean(v))) {
+				fprintf(stderr, "kwatchctl: the daemon refused: %s (%s)\n",
+					str_field(o, "reason"), str_field(o, "error"));
+				json_object_put(o);
+				return -ECANCELED;
+			}
+			if (strcmp(t, type) == 0) {
+				*ret = o;
+				return 0;
+			}
+			json_object_put(o);
+		}
+		len -= line - buf;
+		memmove(buf, line, len);
+		if (len == sizeof(buf) - 1)
+			return -EMSGSIZE;
+	}
+}
+
+/* The daemon's answer to a command; its note (e.g. queued) goes to stderr. */
+static int command_reply(int fd, const char *cmd)
+{
+	json_object *o = NULL;
+	int r = read_record(fd, "reply", &o);
+
+	if (r == 0 && *str_field(o, "reason"))
+		fprintf(stderr, "kwatchctl: %s: %s\n", cmd, str_field(o, "reason"));
+	json_object_put(o);
+	return r;
+}
+
+/* Answers to one client reuse the last seq: not stream events. */
+static bool is_reply(const char *type)
+{
+	return strcmp(type, "status") == 0 || strcmp(type, "reply") == 0;
+}
+
 static bool type_wanted(const struct follow *f, const char *type)
 {
 	char buf[520], *tok, *save;
@@ -151,11 +233,11 @@ static int on_line(struct follow *f, const char *line)
 		f->lost_records++;
 		if (json_object_object_get_ex(o, "count", &v))
 			f->lost_events += json_object_get_uint64(v);
-	} else if (strcmp(type, "status") != 0) {
+	} else if (!is_reply(type)) {
 		if (f->last_seq && seq != f->last_seq + 1)
 			f->gaps++;
 	}
-	if (strcmp(type, "status") != 0)
+	if (!is_reply(type))
 		f->last_seq = seq;
 	if (type_wanted(f, type) || strcmp(type, "lost") == 0) {
 		if (!f->matched)
@@ -332,49 +414,33 @@ int main(int argc, char **argv)
 		if (r == 0 && f.raw) {
 			r = follow(fd, &f);
 		} else if (r == 0) {
+			json_object *o = NULL;
+
 			/* pretty-print the one status record */
-			static char buf[1 << 20];
-			size_t len = 0;
-			ssize_t n;
-			char *line, *nl;
-
-			while ((n = read(fd, buf + len, sizeof(buf) - 1 - len)) > 0) {
-				len += n;
-				buf[len] = '\0';
-				for (line = buf; (nl = strchr(line, '\n')); line = nl + 1) {
-					json_object *o, *v;
-
-					*nl = '\0';
-					o = json_tokener_parse(line);
-					if (o && json_object_object_get_ex(o, "type", &v) &&
-					    strcmp(json_object_get_string(v), "status") == 0) {
-						puts(json_object_to_json_string_ext(o,
-							JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-						json_object_put(o);
-						goto done;
-					}
-					json_object_put(o);
-				}
-				len -= line - buf;
-				memmove(buf, line, len);
-			}
-			r = -EPIPE;
+			r = read_record(fd, "status", &o);
+			if (r == 0)
+				puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_NOSLASHESCAPE));
+			json_object_put(o);
 		}
 	} else if (strcmp(cmd, "reload") == 0) {
 		r = send_line(fd, "reload\n");
+		if (r == 0)
+			r = command_reply(fd, cmd);
 	} else if (strcmp(cmd, "bench") == 0 && optind < argc) {
 		char line[64];
 
 		snprintf(line, sizeof(line), "bench %.20s %.20s\n", argv[optind],
-			 optind + 1 < argc ? argv[optind + 1] : "0");
+			 optind + 1 < argc ? argv[optind + 1] : "");
 		r = send_line(fd, line);
+		if (r == 0)
+			r = command_reply(fd, cmd);
 	} else {
 		usage();
 		r = -EINVAL;
 	}
-done:
 	close(fd);
-	if (r < 0)
+	if (r < 0 && r != -ECANCELED)
 		fprintf(stderr, "kwatchctl: %s: %s\n", cmd, strerror(-r));
 	return r < 0 ? 1 : 0;
 }

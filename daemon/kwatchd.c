@@ -12,6 +12,7 @@
 #include <sys/inotify.h>
 #include <systemd/sd-daemon.h>
 
+#include "command.h"
 #include "crash.h"
 #include "ksw.h"
 #include "kwbpf.h"
@@ -21,6 +22,7 @@
 #include "wprobe.h"
 
 #define BENCH_CHUNK 32
+#define RELOAD_CMD_INTERVAL_USEC 1000000ULL
 
 void kwd_emit(struct kwd *d, json_object *ev)
 {
@@ -239,10 +241,15 @@ static int on_bench(sd_event_source *s, uint64_t usec, void *userdata)
 	(void)usec;
 	for (i = 0; i < chunk && d->bench_left; i++, d->bench_left--) {
 		json_object *ev = kw_event_new("bench");
+		struct ev_buf *b = NULL;
 
 		kw_event_add_u64(ev, "left", d->bench_left - 1);
 		kw_event_add_str(ev, "pad", "synthetic event for measuring the stream");
-		kwd_emit(d, ev);
+		/* Not kept for later clients: load must not push real events out. */
+		if (kw_event_encode(&d->ectx, ev, 0, &b) == 0) {
+			server_broadcast_transient(&d->srv, b);
+			ev_buf_unref(b);
+		}
 	}
 	if (d->bench_left) {
 		sd_event_source_set_time_relative(s, d->bench_rate ? 1000000 / d->bench_rate : 0);
@@ -251,35 +258,100 @@ static int on_bench(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+static int cmd_bench(struct kwd *d, const struct kw_cmd *cmd, char *reason, size_t n)
+{
+	/* Synthetic events for measuring the stream (kwatchctl bench N
+	 * [RATE/s]); without a rate, as fast as the loop goes. */
+	if (d->bench_left + cmd->n > KW_BENCH_MAX) {
+		snprintf(reason, n, "bench: %" PRIu64 " events still to send, at most %llu pending",
+			 d->bench_left, KW_BENCH_MAX);
+		return -EBUSY;
+	}
+	if (!d->bench && sd_event_add_time_relative(d->ev, &d->bench, CLOCK_MONOTONIC, 0, 1,
+						     on_bench, d) < 0) {
+		snprintf(reason, n, "bench: no timer");
+		return -ENOMEM;
+	}
+	d->bench_left += cmd->n;
+	d->bench_rate = cmd->rate;
+	sd_event_source_set_time_relative(d->bench, 0);
+	sd_event_source_set_enabled(d->bench, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+static int on_reload_cmd(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct kwd *d = userdata;
+
+	(void)s;
+	(void)usec;
+	d->reload_cmd_at = kw_now_usec();
+	do_reload(d, "command");
+	return 0;
+}
+
+/* A reload is a rescan and an fsynced save: at most one a second from
+ * commands; those in between share the next. */
+static int cmd_reload(struct kwd *d, char *reason, size_t n)
+{
+	uint64_t now = kw_now_usec();
+	int r;
+
+	if (!d->reload_cmd_at || now - d->reload_cmd_at >= RELOAD_CMD_INTERVAL_USEC) {
+		d->reload_cmd_at = now;
+		do_reload(d, "command");
+		return 0;
+	}
+	if (!d->reload_cmd) {
+		r = sd_event_add_time(d->ev, &d->reload_cmd, CLOCK_MONOTONIC, 0, 0,
+				      on_reload_cmd, d);
+		if (r < 0) {
+			snprintf(reason, n, "reload: no timer");
+			return r;
+		}
+	}
+	sd_event_source_set_time(d->reload_cmd, d->reload_cmd_at + RELOAD_CMD_INTERVAL_USEC);
+	sd_event_source_set_enabled(d->reload_cmd, SD_EVENT_ONESHOT);
+	snprintf(reason, n, "queued: a reload ran less than a second ago");
+	return 0;
+}
+
 static void on_command(struct server *srv, struct client *c, const char *line, void *userdata)
 {
 	struct kwd *d = userdata;
 	struct ev_buf *b = NULL;
-	unsigned long n, rate = 0;
+	struct kw_cmd cmd;
+	char reason[160];
+	int r;
 
 	(void)srv;
-	if (strcmp(line, "status") == 0) {
-		/* A reply, not a stream event: it reuses the last seq. */
+	r = kw_cmd_parse(line, server_client_privileged(c), &cmd, reason, sizeof(reason));
+	if (r == -EPERM)
+		log_notice("client %u (pid %d uid %d): %s refused: not root", c->id,
+			   c->cred ? (int)c->pid : -1, c->cred ? (int)c->uid : -1, cmd.verb);
+	if (r < 0) {
+		server_reply(c, cmd.verb, r, reason);
+		return;
+	}
+	switch (cmd.kind) {
+	case KW_CMD_STATUS:
+		/* The reply is the status record; it reuses the last seq. */
 		if (kw_event_encode(&d->ectx, kwd_status(d), d->ectx.seq ? d->ectx.seq : 1, &b) == 0) {
 			server_send(c, b);
 			ev_buf_unref(b);
 		}
-	} else if (strcmp(line, "backlog") == 0) {
+		return;
+	case KW_CMD_BACKLOG:
 		server_send_backlog(&d->srv, c);
-	} else if (strcmp(line, "reload") == 0) {
-		do_reload(d, "command");
-	} else if (sscanf(line, "bench %lu %lu", &n, &rate) >= 1 && n <= 10000000 &&
-		   rate <= 1000000) {
-		/* Synthetic events for measuring the stream (kwatchctl bench
-		 * N [RATE/s]); without a rate, as fast as the loop goes. */
-		d->bench_left += n;
-		d->bench_rate = rate;
-		if (!d->bench)
-			sd_event_add_time_relative(d->ev, &d->bench, CLOCK_MONOTONIC, 0, 1,
-						   on_bench, d);
-		sd_event_source_set_time_relative(d->bench, 0);
-		sd_event_source_set_enabled(d->bench, SD_EVENT_ONESHOT);
+		return;
+	case KW_CMD_RELOAD:
+		r = cmd_reload(d, reason, sizeof(reason));
+		break;
+	case KW_CMD_BENCH:
+		r = cmd_bench(d, &cmd, reason, sizeof(reason));
+		break;
 	}
+	server_reply(c, cmd.verb, r, reason);
 }
 
 /* --- signals and life cycle ---------------------------------------------- */
@@ -439,6 +511,7 @@ out:
 	server_stop(&d.srv);
 	sd_event_source_disable_unref(d.quiet);
 	sd_event_source_disable_unref(d.bench);
+	sd_event_source_disable_unref(d.reload_cmd);
 	for (opt = 0; opt <= _KW_KIND_MAX; opt++)
 		sd_event_source_disable_unref(d.conf_src[opt]);
 	sd_event_unref(d.ev);

@@ -57,6 +57,8 @@ struct kwd {
 	uint64_t reloads, applies, config_errors, wprobe_hits;
 	uint64_t bench_left, bench_rate;
 	sd_event_source *bench;
+	sd_event_source *reload_cmd;	/* a reload command waiting its turn */
+	uint64_t reload_cmd_at;		/* CLOCK_MONOTONIC usec of the last one */
 	bool stopping;
 
 	struct kwbpf *bpf;		/* NULL: no BPF programs */

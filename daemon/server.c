@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 #include <systemd/sd-daemon.h>
 
 #include "log.h"
@@ -141,7 +142,7 @@ static void backlog_drop_oldest(struct server *srv, bool drop)
 	srv->bl_n--;
 }
 
-void server_broadcast(struct server *srv, struct ev_buf *b)
+static void broadcast(struct server *srv, struct ev_buf *b, bool keep)
 {
 	struct client *c, *next;
 
@@ -153,6 +154,8 @@ void server_broadcast(struct server *srv, struct ev_buf *b)
 	}
 	if (srv->push)
 		server_send(srv->push, b);
+	if (!keep)
+		return;
 	backlog_drop_oldest(srv, srv->bl_n == SERVER_BACKLOG);
 	srv->backlog[srv->bl_next] = ev_buf_ref(b);
 	srv->bl_next = (srv->bl_next + 1) % SERVER_BACKLOG;
@@ -160,6 +163,70 @@ void server_broadcast(struct server *srv, struct ev_buf *b)
 	srv->bl_bytes += b->len;
 	while (srv->bl_bytes > SERVER_BACKLOG_BYTES && srv->bl_n > 1)
 		backlog_drop_oldest(srv, true);
+}
+
+void server_broadcast(struct server *srv, struct ev_buf *b)
+{
+	broadcast(srv, b, true);
+}
+
+void server_broadcast_transient(struct server *srv, struct ev_buf *b)
+{
+	broadcast(srv, b, false);
+}
+
+void server_reply(struct client *c, const char *command, int err, const char *reason)
+{
+	struct kw_event_ctx *ectx = c->srv->ectx;
+	json_object *ev = kw_event_new("reply");
+	struct ev_buf *b = NULL;
+
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "command", command);
+	kw_event_add_bool(ev, "ok", err == 0);
+	if (err) {
+		const char *name = strerrorname_np(-err);
+
+		kw_event_add_str(ev, "error", name ? name : "EINVAL");
+	}
+	if (reason && *reason)
+		kw_event_add_str(ev, "reason", reason);
+	if (kw_event_encode(ectx, ev, ectx->seq ? ectx->seq : 1, &b) < 0)
+		return;
+	server_send(c, b);
+	ev_buf_unref(b);
+}
+
+bool server_client_privileged(const struct client *c)
+{
+	return c->cred && (c->uid == 0 || c->uid == geteuid());
+}
+
+/* One command line: within the client's rate, to the handler. */
+static void client_command(struct client *c, const char *line)
+{
+	struct server *srv = c->srv;
+	uint64_t now = kw_now_usec();
+
+	if (now - c->cmd_window >= 1000000) {
+		c->cmd_window = now;
+		c->cmd_count = 0;
+	}
+	if (++c->cmd_count > SERVER_CMD_PER_SEC) {
+		srv->cmds_refused++;
+		/* Told once a window: refusals must not cost more than commands. */
+		if (c->cmd_count == SERVER_CMD_PER_SEC + 1) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "too many commands: at most %d a second, %s",
+				 SERVER_CMD_PER_SEC, "the rest of this second's are dropped");
+			server_reply(c, "", -EBUSY, why);
+		}
+		return;
+	}
+	if (srv->cmd)
+		srv->cmd(srv, c, line, srv->userdata);
 }
 
 void server_send_backlog(struct server *srv, struct client *c)
@@ -210,13 +277,22 @@ static void client_input(struct client *c)
 		c->in[c->in_len] = '\0';
 		while (!c->dead && (nl = strchr(c->in, '\n'))) {
 			*nl = '\0';
-			if (c->srv->cmd)
-				c->srv->cmd(c->srv, c, c->in, c->srv->userdata);
+			if (c->skip_line)
+				c->skip_line = false;	/* the tail of an over-long one */
+			else
+				client_command(c, c->in);
 			memmove(c->in, nl + 1, c->in_len - (nl + 1 - c->in) + 1);
 			c->in_len -= nl + 1 - c->in;
 		}
-		if (c->in_len == sizeof(c->in) - 1)
-			c->in_len = 0;	/* an over-long line: discard */
+		if (c->in_len == sizeof(c->in) - 1) {
+			/* No command is this long: drop it whole, up to its newline. */
+			if (!c->skip_line) {
+				c->srv->cmds_refused++;
+				server_reply(c, "", -EINVAL, "command line too long");
+			}
+			c->skip_line = true;
+			c->in_len = 0;
+		}
 	}
 }
 
@@ -287,6 +363,19 @@ static void accept_pause(struct server *srv, int err)
 		sd_event_source_set_enabled(srv->listen_io, SD_EVENT_ON);
 }
 
+/* Who connected decides what it may command (command.h); unknown: nothing. */
+static void peer_cred(struct client *c)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) == 0 && len == sizeof(uc)) {
+		c->cred = true;
+		c->uid = uc.uid;
+		c->pid = uc.pid;
+	}
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	static const char busy[] = "{\"type\":\"refused\",\"reason\":\"too many clients\"}\n";
@@ -316,6 +405,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		close(cfd);
 		return 0;
 	}
+	peer_cred(c);
 	if (sd_event_add_io(srv->ev, &c->io, cfd, EPOLLIN, client_io, c) < 0) {
 		close(cfd);
 		cq_done(&c->q);
@@ -325,7 +415,8 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	c->next = srv->clients;
 	srv->clients = c;
 	srv->n_clients++;
-	log_debug("client %u connected", c->id);
+	log_debug("client %u connected (pid %d uid %d)", c->id, c->cred ? (int)c->pid : -1,
+		  c->cred ? (int)c->uid : -1);
 	return 0;
 }
 

@@ -4,12 +4,15 @@
  * character device such as a virtio-serial port) reconnected with
  * backoff.  Each consumer has its own bounded queue (queue.h); sends are
  * non-blocking, so a consumer that does not read only loses its own
- * events.  Clients may send one-line commands (status, reload, bench N). */
+ * events.  Clients may send one-line commands (command.h), at most
+ * SERVER_CMD_PER_SEC a second each; the server records each peer's
+ * credentials, and the command handler decides what it may do. */
 #ifndef KW_SERVER_H
 #define KW_SERVER_H
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/types.h>
 #include <systemd/sd-event.h>
 
 #include "event.h"
@@ -36,6 +39,12 @@ struct client {
 	bool had_backlog;	/* the backlog is sent once */
 	bool dead;		/* freed by the reaper, outside callbacks */
 	bool eof;		/* the client shut its side: it only reads now */
+	bool skip_line;		/* in an over-long line: drop up to its newline */
+	bool cred;		/* uid and pid are the peer's (SO_PEERCRED) */
+	uid_t uid;
+	pid_t pid;
+	uint64_t cmd_window;	/* start of the current one-second window, usec */
+	unsigned int cmd_count;	/* commands in it */
 };
 
 /* Events kept for clients that connect later and ask ("backlog"). */
@@ -44,6 +53,8 @@ struct client {
 
 /* Clients at once; one more is told so and closed. */
 #define SERVER_MAX_CLIENTS 64
+/* Commands one client may send a second; more are refused (and counted). */
+#define SERVER_CMD_PER_SEC 10
 /* After accept() ran out of descriptors, wait this long before the next. */
 #define SERVER_ACCEPT_PAUSE_USEC 200000
 
@@ -56,6 +67,7 @@ struct server {
 	sd_event_source *listen_io;
 	sd_event_source *accept_pause;	/* re-enables listen_io after EMFILE */
 	uint64_t refused;		/* connections closed: too many clients */
+	uint64_t cmds_refused;		/* commands over a client's rate, or too long */
 	sd_event_source *reap;
 	struct client *clients;
 	unsigned int n_clients, next_id;
@@ -84,8 +96,16 @@ void server_stop(struct server *srv);
 int server_set_push(struct server *srv, const char *push_path);
 /* Queue an encoded event for every consumer (takes no ownership). */
 void server_broadcast(struct server *srv, struct ev_buf *b);
+/* The same, for an event not kept in the backlog (synthetic load must not
+ * push real events out of it). */
+void server_broadcast_transient(struct server *srv, struct ev_buf *b);
 /* Queue an encoded event for one client. */
 void server_send(struct client *c, struct ev_buf *b);
+/* Answer a client's command: {"type":"reply","command","ok"[,"error",
+ * "reason"]}; err 0 or -errno.  A reply reuses the last seq, as status. */
+void server_reply(struct client *c, const char *command, int err, const char *reason);
+/* The peer is root (or the daemon's own user). */
+bool server_client_privileged(const struct client *c);
 /* Queue the kept events older than the first one the client got live,
  * oldest first: what happened before it connected (e.g. a blob found in
  * flight at start-up).  Should a live event have reached it before the

@@ -72,4 +72,7 @@ uint64_t kw_hash(const void *buf, size_t len);
  * extra lists other accepted characters. */
 bool kw_ident_ok(const char *s, size_t max, const char *extra);
 
+/* CLOCK_MONOTONIC in microseconds. */
+uint64_t kw_now_usec(void);
+
 #endif

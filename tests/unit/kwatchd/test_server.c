@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,13 +51,62 @@ static int connect_to(const char *path)
 	return fd;
 }
 
-static void start(sd_event **ev, struct server *srv, struct kw_event_ctx *ectx, char *path,
-		  size_t n)
+/* What the command handler saw. */
+struct seen {
+	unsigned int n;
+	char last[256];
+	bool privileged;
+};
+
+static void on_cmd(struct server *srv, struct client *c, const char *line, void *userdata)
+{
+	struct seen *seen = userdata;
+
+	(void)srv;
+	seen->n++;
+	snprintf(seen->last, sizeof(seen->last), "%s", line);
+	seen->privileged = server_client_privileged(c);
+}
+
+static void start_cmd(sd_event **ev, struct server *srv, struct kw_event_ctx *ectx, char *path,
+		      size_t n, struct seen *seen)
 {
 	snprintf(path, n, "%s/sock", root);
 	kw_event_ctx_init(ectx);
 	assert_int_equal(sd_event_new(ev), 0);
-	assert_int_equal(server_start(srv, *ev, ectx, path, "", 64, 1 << 16, NULL, NULL), 0);
+	assert_int_equal(server_start(srv, *ev, ectx, path, "", 64, 1 << 16,
+				      seen ? on_cmd : NULL, seen), 0);
+}
+
+static void start(sd_event **ev, struct server *srv, struct kw_event_ctx *ectx, char *path,
+		  size_t n)
+{
+	start_cmd(ev, srv, ectx, path, n, NULL);
+}
+
+static void stop(sd_event *ev, struct server *srv)
+{
+	server_stop(srv);
+	sd_event_unref(ev);
+}
+
+/* Everything the client can read within 0.1 s. */
+static size_t read_all(int fd, char *buf, size_t n)
+{
+	size_t len = 0;
+	ssize_t got;
+
+	while (len < n - 1) {
+		struct timeval tv = { .tv_usec = 100000 };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		got = read(fd, buf + len, n - 1 - len);
+		if (got <= 0)
+			break;
+		len += got;
+	}
+	buf[len] = '\0';
+	return len;
 }
 
 static void too_many_clients(void **state)
@@ -163,6 +214,143 @@ static void half_closed_client_still_reads(void **state)
 	sd_event_unref(ev);
 }
 
+/* The peer's credentials decide: root's commands are privileged, another
+ * user's on the same socket are not. */
+static void peer_credentials_decide(void **state)
+{
+	struct kw_event_ctx ectx;
+	struct server srv;
+	struct seen seen = { 0 };
+	char path[128];
+	sd_event *ev;
+	pid_t pid;
+	int cfd, st;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	start_cmd(&ev, &srv, &ectx, path, sizeof(path), &seen);
+	cfd = connect_to(path);
+	assert_int_equal(write(cfd, "reload\n", 7), 7);
+	run_for(ev, 100000);
+	assert_int_equal(seen.n, 1);
+	assert_true(seen.privileged);
+	close(cfd);
+	assert_int_equal(chmod(root, 0755), 0);
+	assert_int_equal(chmod(path, 0666), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct timespec ts = { .tv_nsec = 500000000 };
+
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		cfd = connect_to(path);
+		if (write(cfd, "reload\n", 7) != 7)
+			_exit(3);
+		nanosleep(&ts, NULL);
+		_exit(0);
+	}
+	run_for(ev, 300000);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	assert_int_equal(seen.n, 2);
+	assert_string_equal(seen.last, "reload");
+	assert_false(seen.privileged);
+	stop(ev, &srv);
+}
+
+/* A client's commands past its rate are dropped and counted; it is told
+ * once, not once each. */
+static void commands_over_the_rate_dropped(void **state)
+{
+	struct kw_event_ctx ectx;
+	struct server srv;
+	struct seen seen = { 0 };
+	char path[128], buf[4096], lines[30 * 7 + 1] = "";
+	sd_event *ev;
+	int cfd, i;
+
+	(void)state;
+	start_cmd(&ev, &srv, &ectx, path, sizeof(path), &seen);
+	cfd = connect_to(path);
+	for (i = 0; i < 30; i++)
+		strcat(lines, "status\n");
+	assert_int_equal(write(cfd, lines, strlen(lines)), (ssize_t)strlen(lines));
+	run_for(ev, 100000);
+	assert_int_equal(seen.n, SERVER_CMD_PER_SEC);
+	assert_int_equal(srv.cmds_refused, 30 - SERVER_CMD_PER_SEC);
+	read_all(cfd, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"type\":\"reply\""));
+	assert_non_null(strstr(buf, "\"error\":\"EBUSY\""));
+	assert_non_null(strstr(buf, "too many commands"));
+	assert_null(strstr(strstr(buf, "too many commands") + 1, "too many commands"));
+	close(cfd);
+	stop(ev, &srv);
+}
+
+/* A line longer than any command is dropped whole: its tail is not
+ * taken for a command of its own. */
+static void overlong_line_dropped_whole(void **state)
+{
+	struct kw_event_ctx ectx;
+	struct server srv;
+	struct seen seen = { 0 };
+	char path[128], buf[4096], line[400];
+	sd_event *ev;
+	int cfd;
+
+	(void)state;
+	start_cmd(&ev, &srv, &ectx, path, sizeof(path), &seen);
+	cfd = connect_to(path);
+	memset(line, 'a', 300);
+	strcpy(line + 300, "reload\nstatus\n");
+	assert_int_equal(write(cfd, line, strlen(line)), (ssize_t)strlen(line));
+	run_for(ev, 100000);
+	assert_int_equal(seen.n, 1);
+	assert_string_equal(seen.last, "status");
+	read_all(cfd, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "command line too long"));
+	close(cfd);
+	stop(ev, &srv);
+}
+
+/* Synthetic load (bench) does not push real events out of the backlog. */
+static void transient_events_not_kept(void **state)
+{
+	static const char kept[] = "{\"seq\":1,\"type\":\"crash\"}\n";
+	struct kw_event_ctx ectx;
+	struct server srv;
+	char path[128], line[64];
+	static char buf[1 << 16];
+	struct ev_buf *b;
+	sd_event *ev;
+	int cfd, i;
+
+	(void)state;
+	start(&ev, &srv, &ectx, path, sizeof(path));
+	b = ev_buf_new(1, kept, strlen(kept));
+	assert_non_null(b);
+	server_broadcast(&srv, b);
+	ev_buf_unref(b);
+	for (i = 2; i < SERVER_BACKLOG + 100; i++) {
+		snprintf(line, sizeof(line), "{\"seq\":%d,\"type\":\"bench\"}\n", i);
+		b = ev_buf_new(i, line, strlen(line));
+		assert_non_null(b);
+		server_broadcast_transient(&srv, b);
+		ev_buf_unref(b);
+	}
+	assert_int_equal(srv.bl_n, 1);
+	cfd = connect_to(path);
+	run_for(ev, 50000);
+	server_send_backlog(&srv, srv.clients);
+	run_for(ev, 50000);
+	read_all(cfd, buf, sizeof(buf));
+	assert_string_equal(buf, kept);
+	close(cfd);
+	stop(ev, &srv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +358,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(half_closed_client_still_reads, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(out_of_descriptors_does_not_spin, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(peer_credentials_decide, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(commands_over_the_rate_dropped, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(overlong_line_dropped_whole, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(transient_events_not_kept, tmpdir_setup,
 						tmpdir_teardown),
 	};
 

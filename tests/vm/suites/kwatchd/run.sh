@@ -440,6 +440,37 @@ t_settings_live() {
 	expect_eq "kwatchd" "$(systemctl is-active kwatchd)" active
 }
 
+# Reading is the socket group's right, commanding root's (SO_PEERCRED):
+# a member of the group kwatch may follow and ask for status, not reload
+# or bench; and however many reloads root sends, they cost at most one a
+# second.
+t_commands_need_root() {
+	local gid out rc i n c
+	gid=$(getent group kwatch | cut -d: -f3)
+	[ -n "$gid" ] || fail "no group kwatch" || return 1
+	follow_start
+	setpriv --reuid=65534 --regid=65534 --groups="$gid" -- kwatchctl status -r >/tmp/reader-status 2>&1
+	grep -q '"type":"status"' /tmp/reader-status || { follow_stop; fail "a kwatch member cannot read status: $(cat /tmp/reader-status)"; return 1; }
+	for c in reload "bench 600"; do
+		# shellcheck disable=SC2086
+		out=$(setpriv --reuid=65534 --regid=65534 --groups="$gid" -- kwatchctl $c 2>&1); rc=$?
+		echo "a reader's '$c': rc=$rc: $out"
+		[ $rc -ne 0 ] || { follow_stop; fail "a reader's '$c' succeeded"; return 1; }
+		echo "$out" | grep -q "only root" || { follow_stop; fail "refusal does not say why"; return 1; }
+	done
+	for i in $(seq 20); do
+		kwatchctl reload 2>/dev/null || { follow_stop; fail "root's reload $i refused"; return 1; }
+	done
+	sleep 1.5
+	follow_stop
+	! events_of bench | grep -q . || fail "a reader's bench ran" || return 1
+	n=$(events_of daemon_reload | grep -c '"reason":"command"')
+	echo "daemon_reload events for 20 reloads from root (2 refused from a reader): $n"
+	[ "$n" -ge 1 ] && [ "$n" -le 5 ] || fail "reloads not bounded: $n" || return 1
+	journalctl -u kwatchd -n 50 --no-pager | grep -q 'reload refused: not root' ||
+		fail "no journal line for the refused reload"
+}
+
 t_zz_restore() {
 	rm -f $CONF/watch.d/*.conf $CONF/fuzz.d/tgt.conf
 	cp $ST/kwatchd.conf.orig $CONF/kwatchd.conf
