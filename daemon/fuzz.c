@@ -37,6 +37,12 @@ static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_re
 	if (res->state == SPOOL_REJECTED) {
 		kw_event_add_int(ev, "errno", -res->err);
 		kw_event_add_str(ev, "error", strerror(-res->err));
+		if (res->why[0]) {
+			/* Never written to the kernel: no blob, or not a whole one. */
+			kw_event_add_str(ev, "reason", res->why);
+			log_warning("fuzz %s: %s is %s; moved to %s", z->file.fuzz.target,
+				    res->name, res->why, moved);
+		}
 		z->rejected++;
 	} else if (res->state == SPOOL_INTERRUPTED) {
 		/* Claimed in an earlier boot: the kernel died in its write. */
@@ -115,13 +121,16 @@ static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 {
 	struct kwd *d = z->d;
 	char name[NAME_MAX + 1], path[PATH_MAX * 2];
+	const char *unfit;
 	size_t size = 0;
 	int r, result;
 	bool ours;
 
-	r = spool_next(&z->spool, name, sizeof(name));
+	r = spool_next(&z->spool, name, sizeof(name), &unfit);
 	if (r < 0)
 		return r;
+	if (unfit)
+		return spool_refuse(&z->spool, name, unfit, res);
 	r = spool_claim(&z->spool, name);
 	if (r < 0)
 		return r;
@@ -199,13 +208,24 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* A rename (or link) into the spool queues a blob; a file created there
+ * is refused at once, before anything can read it half-written. */
 static int on_spool_change(sd_event_source *s, const struct inotify_event *e, void *userdata)
 {
 	struct fuzz_rt *z = userdata;
 	int enabled = SD_EVENT_OFF;
 
 	(void)s;
-	(void)e;
+	if (e->mask & IN_CREATE && !(e->mask & IN_ISDIR) && e->len) {
+		struct spool_result res;
+		int r = spool_created(&z->spool, e->name, &res);
+
+		if (r > 0)
+			result_event(z->d, z, &res);
+		else if (r < 0)
+			log_warning_errno(r, "fuzz %s: cannot set aside %s, written in place: %m",
+					  z->file.fuzz.target, e->name);
+	}
 	sd_event_source_get_enabled(z->timer, &enabled);
 	if (enabled == SD_EVENT_OFF)
 		schedule(z, 0);
@@ -287,7 +307,7 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 	r = sd_event_add_time_relative(d->ev, &z->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, z);
 	if (r < 0)
 		goto fail;
-	r = sd_event_add_inotify(d->ev, &z->inotify, dir, IN_MOVED_TO | IN_CLOSE_WRITE,
+	r = sd_event_add_inotify(d->ev, &z->inotify, dir, IN_MOVED_TO | IN_CREATE,
 				 on_spool_change, z);
 	if (r < 0)
 		goto fail;

@@ -44,6 +44,9 @@ int spool_open(struct spool *s, const char *dir, const char *input, unsigned int
 		if (s->fd[i] < 0)
 			goto fail;
 	}
+	/* The producers' side; the daemon never reads or writes in it. */
+	if (mkdirat(s->fd[SPOOL_QUEUED], SPOOL_TMP, 0700) < 0 && errno != EEXIST)
+		goto fail;
 	r = kw_fsync_dirfd(s->fd[SPOOL_QUEUED]);
 	if (r < 0)
 		goto fail_r;
@@ -93,6 +96,35 @@ static int move(struct spool *s, const char *name, enum spool_state a, enum spoo
 static bool blob_name(const struct dirent *de)
 {
 	return de->d_name[0] != '.' && (de->d_type == DT_REG || de->d_type == DT_UNKNOWN);
+}
+
+/* The spool's own directories in its root, and temporary (dot) names. */
+static bool not_queued(const char *name)
+{
+	int i;
+
+	if (name[0] == '.' || strcmp(name, SPOOL_TMP) == 0)
+		return true;
+	for (i = 1; i < _SPOOL_STATE_MAX; i++)
+		if (strcmp(name, spool_dir_name[i]) == 0)
+			return true;
+	return false;
+}
+
+/* Why an entry of the queue is no blob, NULL if it is one. */
+static const char *unfit_reason(mode_t m)
+{
+	if (S_ISREG(m))
+		return NULL;
+	if (S_ISDIR(m))
+		return "a directory, not a blob";
+	if (S_ISLNK(m))
+		return "a symbolic link, not a blob (links are not followed)";
+	if (S_ISFIFO(m))
+		return "a FIFO, not a blob";
+	if (S_ISSOCK(m))
+		return "a socket, not a blob";
+	return "a device node, not a blob";
 }
 
 static int is_regular(int dirfd, const char *name)
@@ -167,10 +199,12 @@ int spool_recover(struct spool *s, const char *boot_id,
 	return r;
 }
 
-int spool_next(struct spool *s, char *name, size_t n)
+int spool_next(struct spool *s, char *name, size_t n, const char **unfit)
 {
 	char best[NAME_MAX + 1] = "";
+	const char *why = NULL;
 	struct dirent *de;
+	struct stat st;
 	DIR *d;
 	int err;
 
@@ -178,19 +212,21 @@ int spool_next(struct spool *s, char *name, size_t n)
 	if (!d)
 		return err;
 	while ((de = readdir(d))) {
-		if (!blob_name(de))
+		if (not_queued(de->d_name))
 			continue;
 		if (best[0] && strcmp(de->d_name, best) >= 0)
 			continue;
-		if (is_regular(s->fd[SPOOL_QUEUED], de->d_name) != 1)
-			continue;
+		if (fstatat(s->fd[SPOOL_QUEUED], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;	/* gone meanwhile */
 		snprintf(best, sizeof(best), "%s", de->d_name);
+		why = unfit_reason(st.st_mode);
 	}
 	closedir(d);
 	if (!best[0])
 		return -ENOENT;
 	if (kw_strlcpy(name, best, n) < 0)
 		return -ENAMETOOLONG;
+	*unfit = why;
 	return 0;
 }
 
@@ -282,6 +318,21 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 	return 0;
 }
 
+/* rejected/FINAL.errno: "ERRNO strerror[: why]". */
+static int write_errno(struct spool *s, const char *final, int err, const char *why)
+{
+	char ename[NAME_MAX + 1], text[160];
+	int len, r;
+
+	snprintf(ename, sizeof(ename), "%.248s.errno", final);
+	len = snprintf(text, sizeof(text), "%d %s%s%s\n", -err, strerror(-err), why ? ": " : "",
+		       why ? why : "");
+	r = kw_write_file_at(s->fd[SPOOL_REJECTED], ename, text, len);
+	if (r == 0)
+		r = kw_fsync_dirfd(s->fd[SPOOL_REJECTED]);
+	return r;
+}
+
 int spool_finish(struct spool *s, const char *name, int result, struct spool_result *ret)
 {
 	enum spool_state st = result < 0 ? SPOOL_REJECTED : SPOOL_DONE;
@@ -294,30 +345,58 @@ int spool_finish(struct spool *s, const char *name, int result, struct spool_res
 	r = move(s, name, SPOOL_INFLIGHT, st, ret->final_name, sizeof(ret->final_name));
 	if (r < 0)
 		return r;
-	if (st == SPOOL_REJECTED) {
-		char ename[NAME_MAX + 1], text[96];
-		int len;
-
-		snprintf(ename, sizeof(ename), "%.248s.errno", ret->final_name);
-		len = snprintf(text, sizeof(text), "%d %s\n", -result, strerror(-result));
-		r = kw_write_file_at(s->fd[SPOOL_REJECTED], ename, text, len);
-		if (r < 0)
-			return r;
-		r = kw_fsync_dirfd(s->fd[SPOOL_REJECTED]);
-	}
+	if (st == SPOOL_REJECTED)
+		r = write_errno(s, ret->final_name, result, NULL);
 	return r;
+}
+
+int spool_refuse(struct spool *s, const char *name, const char *why, struct spool_result *ret)
+{
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->name, sizeof(ret->name), "%s", name);
+	snprintf(ret->why, sizeof(ret->why), "%s", why);
+	ret->state = SPOOL_REJECTED;
+	ret->err = -EINVAL;
+	r = move(s, name, SPOOL_QUEUED, SPOOL_REJECTED, ret->final_name, sizeof(ret->final_name));
+	if (r < 0)
+		return r;
+	return write_errno(s, ret->final_name, -EINVAL, why);
+}
+
+int spool_created(struct spool *s, const char *name, struct spool_result *ret)
+{
+	struct stat st;
+	int r;
+
+	if (not_queued(name))
+		return 0;
+	if (fstatat(s->fd[SPOOL_QUEUED], name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : neg_errno();
+	/* Anything else is refused by the scan; a hard link to a finished
+	 * file (link count above one) arrives whole, as a rename does. */
+	if (!S_ISREG(st.st_mode) || st.st_nlink > 1)
+		return 0;
+	r = spool_refuse(s, name, SPOOL_IN_PLACE, ret);
+	if (r == -ENOENT)
+		return 0;	/* renamed away already: not in the queue */
+	return r < 0 ? r : 1;
 }
 
 int spool_step(struct spool *s, struct spool_result *ret)
 {
 	char name[NAME_MAX + 1];
+	const char *unfit;
 	size_t size = 0;
 	int r, result;
 	bool ours;
 
-	r = spool_next(s, name, sizeof(name));
+	r = spool_next(s, name, sizeof(name), &unfit);
 	if (r < 0)
 		return r;
+	if (unfit)
+		return spool_refuse(s, name, unfit, ret);
 	r = spool_claim(s, name);
 	if (r < 0)
 		return r;
@@ -341,10 +420,19 @@ long spool_count(struct spool *s, enum spool_state st)
 	d = spool_opendir(s, st, &err);
 	if (!d)
 		return err;
-	while ((de = readdir(d)))
-		if (blob_name(de) && !(st == SPOOL_REJECTED && strstr(de->d_name, ".errno")) &&
-		    (st != SPOOL_QUEUED || is_regular(s->fd[st], de->d_name) == 1))
-			n++;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (st == SPOOL_QUEUED) {
+			n += !not_queued(de->d_name) && is_regular(s->fd[st], de->d_name) == 1;
+			continue;
+		}
+		/* Set aside, whatever it is (rejected/ holds non-blobs too). */
+		if (de->d_name[0] == '.' || (st == SPOOL_REJECTED && len > 6 &&
+					    strcmp(de->d_name + len - 6, ".errno") == 0))
+			continue;
+		n++;
+	}
 	closedir(d);
 	return n;
 }

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The fuzz spool of one target: <dir>/ holds blobs dropped in by rename
- * (names starting with '.' are ignored as temporary), and four
- * subdirectories record where each blob is in its life:
+/* The fuzz spool of one target.  The producer protocol, as maildir's: a
+ * blob is written under <dir>/tmp/ (or under a name starting with '.') and
+ * renamed into <dir>/ when it is whole.  Only a rename (or a hard link of a
+ * finished file) queues a blob: a file created in <dir>/ itself could be
+ * read half-written, so it is refused at once, as is any entry that is not
+ * a regular file (a directory, symlink, FIFO, socket or device); both move
+ * to rejected/ with a NAME.errno saying why.  Four subdirectories record
+ * where each blob is in its life:
  *
  *   <dir>/NAME --claim--> inflight/NAME --write--> done/NAME
  *                                               \-> rejected/NAME (+ NAME.errno)
@@ -15,7 +20,8 @@
  * claimed in an earlier boot (the kernel died in its write) from one of
  * this boot (the daemon died).  The blob is written to
  * the target's input file in one write() on a fresh fd (KFuzzTest reads
- * one input per write and rejects a non-zero offset). */
+ * one input per write and rejects a non-zero offset).  Files already in
+ * <dir>/ when the spool opens are taken as whole: nobody saw them made. */
 #ifndef KW_SPOOL_H
 #define KW_SPOOL_H
 
@@ -24,6 +30,9 @@
 #include <stdint.h>
 
 #define KW_BLOB_MAX (1 << 20)
+/* Where producers write blobs before renaming them into the spool. */
+#define SPOOL_TMP "tmp"
+#define SPOOL_IN_PLACE "written in place: write it in tmp/, then rename it into the spool"
 
 enum spool_state {
 	SPOOL_QUEUED,
@@ -51,6 +60,7 @@ struct spool_result {
 	size_t size;
 	char final_name[NAME_MAX + 1];	/* its name in done/, rejected/, ... */
 	bool prev_boot;			/* INTERRUPTED: claimed in an earlier boot */
+	char why[96];			/* REJECTED unread: why it is no blob */
 };
 
 int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat);
@@ -61,8 +71,15 @@ void spool_close(struct spool *s);
 int spool_recover(struct spool *s, const char *boot_id,
 		  void (*cb)(const struct spool_result *, void *), void *ud);
 
-/* Smallest queued blob name, -ENOENT when there is none. */
-int spool_next(struct spool *s, char *name, size_t n);
+/* Smallest queued entry name, -ENOENT when there is none.  *unfit is NULL
+ * for a blob, else why the entry can never be replayed (for spool_refuse). */
+int spool_next(struct spool *s, char *name, size_t n, const char **unfit);
+/* Move a queued entry that is no blob to rejected/, unread, with why. */
+int spool_refuse(struct spool *s, const char *name, const char *why, struct spool_result *ret);
+/* NAME was just created in the queue directory (inotify IN_CREATE): a
+ * regular file made there, not renamed or linked in, is refused as written
+ * in place.  Returns 1 (refused, *ret filled), 0 (not for us), or -errno. */
+int spool_created(struct spool *s, const char *name, struct spool_result *ret);
 int spool_claim(struct spool *s, const char *name);
 /* Put a claimed blob back in the queue, as if never claimed. */
 int spool_unclaim(struct spool *s, const char *name);

@@ -270,10 +270,110 @@ static void recovery_knows_the_boot(void **state)
 	spool_close(&s);
 }
 
+/* Entries that are no blob (a directory, FIFO, symlink) are refused, each
+ * with its reason, never skipped without a word; the spool's own tmp/ and
+ * state directories are not entries. */
+static void unfit_entries_refused(void **state)
+{
+	static const char *const names[] = { "d", "f", "l" };
+	static const char *const whys[] = { "directory", "FIFO", "symbolic link" };
+	char dir[256], input[256], path[512], *text = NULL;
+	struct spool_result res;
+	struct spool s;
+	struct stat st;
+	int i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/u", root);
+	snprintf(input, sizeof(input), "%s/input", root);
+	fclose(fopen(input, "w"));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	snprintf(path, sizeof(path), "%s/tmp", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	snprintf(path, sizeof(path), "%s/d", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/f", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/l", dir);
+	assert_int_equal(symlink(input, path), 0);
+	put(dir, "z", "blob");
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(spool_step(&s, &res), 0);
+		assert_string_equal(res.name, names[i]);
+		assert_int_equal(res.state, SPOOL_REJECTED);
+		assert_int_equal(res.err, -EINVAL);
+		assert_non_null(strstr(res.why, whys[i]));
+		assert_true(exists(dir, "rejected", names[i]));
+		snprintf(path, sizeof(path), "%s/rejected/%s.errno", dir, names[i]);
+		assert_int_equal(kw_read_file(path, 200, &text, NULL), 0);
+		assert_int_equal(strncmp(text, "22 ", 3), 0);
+		assert_non_null(strstr(text, whys[i]));
+		free(text);
+	}
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_string_equal(res.name, "z");
+	assert_int_equal(res.state, SPOOL_DONE);
+	assert_int_equal(spool_step(&s, &res), -ENOENT);
+	/* The FIFO was moved, never opened: this did not block. */
+	assert_int_equal(spool_count(&s, SPOOL_REJECTED), 3);
+	spool_close(&s);
+}
+
+/* A file created in the queue itself is refused at once: its producer may
+ * still be writing.  A hard link of a finished file is a blob. */
+static void written_in_place_refused(void **state)
+{
+	char dir[256], input[256], path[512], other[512], *got = NULL;
+	struct spool_result res;
+	struct spool s;
+	int fd;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/w", root);
+	snprintf(input, sizeof(input), "%s/input", root);
+	fclose(fopen(input, "w"));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	snprintf(path, sizeof(path), "%s/half", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "first-", 6), 6);
+	assert_int_equal(spool_created(&s, "half", &res), 1);
+	assert_int_equal(res.state, SPOOL_REJECTED);
+	assert_string_equal(res.why, SPOOL_IN_PLACE);
+	assert_int_equal(write(fd, "second", 6), 6);
+	close(fd);
+	assert_int_equal(spool_step(&s, &res), -ENOENT);
+	assert_true(exists(dir, "rejected", "half"));
+	assert_int_equal(kw_read_file(input, 100, &got, NULL), 0);
+	assert_string_equal(got, "");
+	free(got);
+	/* Linked in whole; a temporary name; one gone already: not refused. */
+	snprintf(other, sizeof(other), "%s/finished", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, other, "whole", 5), 0);
+	snprintf(path, sizeof(path), "%s/linked", dir);
+	assert_int_equal(link(other, path), 0);
+	assert_int_equal(spool_created(&s, "linked", &res), 0);
+	assert_int_equal(spool_created(&s, ".partial", &res), 0);
+	assert_int_equal(spool_created(&s, "gone", &res), 0);
+	assert_int_equal(spool_created(&s, "tmp", &res), 0);
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_string_equal(res.name, "linked");
+	assert_int_equal(res.state, SPOOL_DONE);
+	assert_int_equal(kw_read_file(input, 100, &got, NULL), 0);
+	assert_string_equal(got, "whole");
+	free(got);
+	spool_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(replay_in_order, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(unfit_entries_refused, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(written_in_place_refused, tmpdir_setup,
+						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(rejected_with_errno, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(planted_links_are_not_followed, tmpdir_setup,
 						tmpdir_teardown),

@@ -307,6 +307,42 @@ t_spool_inside_config_refused() {
 	[ ! -e $CONF/watch.d/done ] || fail "spool directories made in watch.d" || return 1
 }
 
+# The producer protocol (daemon/spool.h): a blob renamed in from tmp/ is
+# replayed; one written in the spool itself is refused at once, even while
+# a renamed blob makes the daemon scan; entries that are no blob (a
+# directory, a FIFO, a symlink) are refused with their reason.
+t_spool_written_in_place_refused() {
+	local w e
+	[ -d $SPOOL/tmp ] || fail "no tmp/ in the spool" || return 1
+	: >$ST/input.log
+	follow_start
+	( printf 'half-'; sleep 3; printf 'whole\n' ) >$SPOOL/inplace &
+	w=$!
+	sleep 0.5
+	printf 'renamed-blob\n' >$SPOOL/tmp/renamed && mv $SPOOL/tmp/renamed $SPOOL/renamed
+	mkdir $SPOOL/adir
+	mkfifo $SPOOL/afifo
+	ln -s /etc/passwd $SPOOL/alink
+	wait_for 10 test -e $SPOOL/done/renamed || { follow_stop; fail "renamed blob not replayed"; return 1; }
+	wait $w
+	sleep 0.5
+	follow_stop
+	echo "input got: $(tr '\n' ' ' <$ST/input.log)"
+	grep -qx renamed-blob $ST/input.log || fail "renamed blob not written" || return 1
+	! grep -q half $ST/input.log || fail "a half-written blob was replayed" || return 1
+	[ -e $SPOOL/rejected/inplace ] || fail "inplace not in rejected/" || return 1
+	echo "rejected/inplace.errno: $(cat $SPOOL/rejected/inplace.errno)"
+	grep -q 'written in place' $SPOOL/rejected/inplace.errno || fail "errno file does not say why" || return 1
+	for e in inplace:"written in place" adir:directory afifo:FIFO alink:"symbolic link"; do
+		events_of fuzz_rejected | grep "\"blob\":\"${e%%:*}\"" | grep -q "${e#*:}" ||
+			fail "no fuzz_rejected for ${e%%:*} saying ${e#*:}" || return 1
+		[ -e $SPOOL/rejected/${e%%:*} ] || [ -L $SPOOL/rejected/${e%%:*} ] ||
+			fail "${e%%:*} not moved to rejected/" || return 1
+	done
+	journalctl -u kwatchd -n 30 --no-pager | grep -q 'inplace is written in place' ||
+		fail "no journal line for the blob written in place"
+}
+
 t_kill9_during_replay_loses_nothing() {
 	local pid before after
 	before=$(ls $SPOOL/done | wc -l)
