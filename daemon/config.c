@@ -719,7 +719,8 @@ static bool conf_name(const char *n)
 	return n[0] != '.' && len > 5 && strcmp(n + len - 5, ".conf") == 0;
 }
 
-int kw_config_load(const char *confdir, struct kw_file **ret, size_t *ret_n)
+int kw_config_load_texts(const char *confdir, kw_text_fn fn, void *user, struct kw_file **ret,
+			 size_t *ret_n)
 {
 	struct kw_file *files = NULL, *tmp;
 	size_t n = 0, cap = 0;
@@ -772,6 +773,8 @@ int kw_config_load(const char *confdir, struct kw_file **ret, size_t *ret_n)
 					 "cannot read: %s", kw_read_regular_error(rr));
 			} else {
 				kw_file_parse(k, path, text, len, &files[n]);
+				if (fn)
+					fn(&files[n], text, len, user);
 			}
 			n++;
 		}
@@ -785,6 +788,11 @@ int kw_config_load(const char *confdir, struct kw_file **ret, size_t *ret_n)
 fail:
 	free(files);
 	return r;
+}
+
+int kw_config_load(const char *confdir, struct kw_file **ret, size_t *ret_n)
+{
+	return kw_config_load_texts(confdir, NULL, NULL, ret, ret_n);
 }
 
 /* --- the kernel's words ---------------------------------------------------- */

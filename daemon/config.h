@@ -125,6 +125,11 @@ int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t 
 /* Read and parse every *.conf of every drop-in directory under confdir,
  * sorted by kind then name.  Unreadable files become error records. */
 int kw_config_load(const char *confdir, struct kw_file **ret, size_t *ret_n);
+/* The same, handing each file read to fn with its text (len bytes) right
+ * after it is parsed, valid or not; the text is not the callee's to keep. */
+typedef void (*kw_text_fn)(const struct kw_file *f, const char *text, size_t len, void *user);
+int kw_config_load_texts(const char *confdir, kw_text_fn fn, void *user, struct kw_file **ret,
+			 size_t *ret_n);
 
 /* The kernel's words for an object. */
 int kw_watch_line(const struct kw_watch *w, char *buf, size_t n);

@@ -12,7 +12,8 @@ KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/kmsg.c daemon/ksym.c \
 	daemon/pstore.c daemon/command.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
-	daemon/fuzz.c daemon/reconcile.c daemon/kwbpf.c daemon/crash.c daemon/kwatchd.c
+	daemon/fuzz.c daemon/reconcile.c daemon/inforce.c daemon/kwbpf.c daemon/crash.c \
+	daemon/kwatchd.c
 KWCTL_SRCS := daemon/kwatchctl.c daemon/kwatchctl-events.c daemon/util.c
 
 # The daemon carries the BPF programs: bpf/bpf.mk makes the skeleton.
@@ -46,6 +47,14 @@ $(B)/unit/kwatchd/test_server: tests/unit/kwatchd/test_server.c $(KWD_CORE) daem
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) daemon/server.c \
 		$(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchd/test_server
+
+# The set in force saved across restarts, and the daemon's side of it.
+$(B)/unit/kwatchd/test_inforce: tests/unit/kwatchd/test_inforce.c $(KWD_CORE) daemon/inforce.c \
+		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) daemon/inforce.c \
+		$(KWD_LIBS) -lcmocka
+UNIT_TESTS += $(B)/unit/kwatchd/test_inforce
 
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
 KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg

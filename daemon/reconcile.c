@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inforce.h"
 #include "ksw.h"
 #include "kwatchd.h"
 #include "log.h"
@@ -213,70 +214,11 @@ static int execute(struct kwd *d, struct kw_plan *p)
 
 /* --- last good versions across restarts ---------------------------------- */
 
-/* The set in force is saved after each apply; at start-up, a file that is
- * bad when read has no last good version in memory: the saved one (same
- * kind and name) is put in force instead, and the file still reported. */
-#define LASTGOOD_MAGIC 0x4b574c47u	/* "KWLG" */
-
-struct lastgood_hdr {
-	uint32_t magic, file_size;
-	uint64_t n;
-};
-
-static void lastgood_path(struct kwd *d, char *buf, size_t n)
-{
-	snprintf(buf, n, "%.4000s/in-force", d->state_dir);
-}
-
-static void lastgood_save(struct kwd *d)
-{
-	struct lastgood_hdr h = { LASTGOOD_MAGIC, sizeof(struct kw_file), d->n_cur };
-	_cleanup_free_ char *buf = NULL;
-	size_t len = sizeof(h) + d->n_cur * sizeof(struct kw_file);
-	char path[PATH_MAX];
-	int r;
-
-	if (!d->state_dir[0] || !(buf = malloc(len)))
-		return;
-	memcpy(buf, &h, sizeof(h));
-	if (d->n_cur)
-		memcpy(buf + sizeof(h), d->cur, d->n_cur * sizeof(struct kw_file));
-	lastgood_path(d, path, sizeof(path));
-	r = kw_replace_file(path, buf, len);
-	if (r < 0)
-		log_warning_errno(r, "cannot save the set in force to %s: %m", path);
-}
-
-int kwd_lastgood_load(struct kwd *d)
-{
-	_cleanup_free_ char *buf = NULL;
-	struct lastgood_hdr h;
-	char path[PATH_MAX];
-	size_t len = 0;
-	int r;
-
-	lastgood_path(d, path, sizeof(path));
-	r = kw_read_file(path, 64 << 20, &buf, &len);
-	if (r < 0)
-		return r == -ENOENT ? 0 : r;
-	if (len < sizeof(h))
-		return -EBADMSG;
-	memcpy(&h, buf, sizeof(h));
-	/* Another daemon version's layout is not ours to read. */
-	if (h.magic != LASTGOOD_MAGIC || h.file_size != sizeof(struct kw_file) ||
-	    h.n > (len - sizeof(h)) / sizeof(struct kw_file))
-		return -EBADMSG;
-	free(d->lastgood);
-	d->lastgood = calloc(h.n ? h.n : 1, sizeof(struct kw_file));
-	if (!d->lastgood)
-		return -ENOMEM;
-	memcpy(d->lastgood, buf + sizeof(h), h.n * sizeof(struct kw_file));
-	d->n_lastgood = h.n;
-	return 0;
-}
-
-/* Swap bad files with no version in force for their saved last good one;
- * each is reported here and added to errors. */
+/* The set in force is saved after each apply, as the files' text
+ * (inforce.c).  At start-up, a file that is bad when read has no last good
+ * version in memory: swap it for its saved one (same kind and name, parsed
+ * again from the saved text), still reporting it here and adding it to
+ * errors. */
 static int use_saved_versions(struct kwd *d, struct kw_file *parsed, size_t n,
 			      struct kw_file **errors, size_t *n_errors)
 {
@@ -314,7 +256,7 @@ int kwd_reload(struct kwd *d, const char *why)
 	json_object *ev;
 	int r;
 
-	r = kw_config_load(d->confdir, &parsed, &n);
+	r = kwd_inforce_config_load(d, &parsed, &n);
 	if (r < 0) {
 		/* Enumeration failed: keep everything as it is. */
 		log_error_errno(r, "cannot read %s: %m, keeping the configuration in force",
@@ -361,7 +303,7 @@ int kwd_reload(struct kwd *d, const char *why)
 	d->n_errors = plan.n_errors;
 	d->applies++;
 	kwbpf_sync(d);
-	lastgood_save(d);
+	kwd_inforce_save(d);
 
 	ev = kw_event_new("config_applied");
 	if (ev) {
@@ -395,6 +337,7 @@ void kwd_teardown(struct kwd *d)
 	free(d->cur);
 	d->cur = NULL;
 	d->n_cur = 0;
+	kwd_inforce_forget();	/* <state>/in-force still has them */
 	kwbpf_sync(d);		/* nothing configured: all detached */
 	d->pipe_io = sd_event_source_disable_unref(d->pipe_io);
 	if (d->pipe_fd >= 0)
