@@ -515,6 +515,8 @@ json_object *kwd_status(struct kwd *d)
 	kw_event_add_u64(st, "clients", d->srv.n_clients);
 	kw_event_add_u64(st, "dropped", server_dropped(&d->srv));
 	kw_event_add_u64(st, "push_connects", d->srv.push_connects);
+	json_object_object_add(st, "push", server_push_status(&d->srv));
+	kw_event_add_u64(st, "commands_refused", d->srv.cmds_refused);
 	kw_event_add_u64(st, "last_seq", d->ectx.seq);
 	kw_event_add_u64(st, "applies", d->applies);
 	kw_event_add_u64(st, "config_errors", d->config_errors);

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -447,11 +448,56 @@ static void push_retry(struct server *srv)
 			  now + srv->push_backoff_us, 10000, on_push_timer, srv);
 }
 
+/* A lifecycle event of the push target, to every consumer (the target
+ * itself gets it queued, to read once it works). */
+static void push_event(struct server *srv, const char *type, int err, const char *reason)
+{
+	json_object *ev = kw_event_new(type);
+	struct ev_buf *b = NULL;
+
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "path", srv->push_path);
+	if (err) {
+		const char *name = strerrorname_np(-err);
+
+		kw_event_add_str(ev, "error", name ? name : "EIO");
+	}
+	if (reason)
+		kw_event_add_str(ev, "reason", reason);
+	kw_event_add_u64(ev, "queued", srv->push ? srv->push->q.count : 0);
+	if (kw_event_encode(srv->ectx, ev, 0, &b) < 0)
+		return;
+	server_broadcast(srv, b);
+	ev_buf_unref(b);
+}
+
+/* Connecting failed: said once a streak (journal and event), then quiet. */
+static void push_failed(struct server *srv, int r)
+{
+	char why[160];
+
+	srv->push_failures++;
+	srv->push_err = r;
+	if (srv->push_told)
+		return;
+	srv->push_told = true;
+	if (r == -EBADF)
+		snprintf(why, sizeof(why), "%s",
+			 "not a unix stream socket, FIFO or character device; retrying");
+	else
+		snprintf(why, sizeof(why), "%s; retrying every %llu s at most, events queue for it",
+			 strerror(-r), PUSH_BACKOFF_MAX_US / 1000000);
+	log_warning("push target %s: %s", srv->push_path, why);
+	push_event(srv, "push_failed", r, why);
+}
+
 static void push_lost(struct server *srv, int r)
 {
 	struct client *c = srv->push;
 
 	log_warning_errno(r, "push target %s: %m, reconnecting", srv->push_path);
+	srv->push_err = r;
 	c->io = sd_event_source_disable_unref(c->io);
 	close(c->fd);
 	c->fd = -1;
@@ -484,6 +530,11 @@ static int push_connect(struct server *srv)
 		r = neg_errno();
 		goto retry;
 	}
+	/* A regular file or a directory can never take the stream. */
+	if (!S_ISSOCK(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		r = -EBADF;
+		goto retry;
+	}
 	if (S_ISSOCK(st.st_mode)) {
 		struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
@@ -509,13 +560,19 @@ static int push_connect(struct server *srv)
 		goto retry;
 	srv->push_backoff_us = 0;
 	srv->push_connects++;
+	srv->push_err = 0;
 	log_info("push target %s connected", srv->push_path);
+	if (srv->push_told) {
+		srv->push_told = false;
+		push_event(srv, "push_recovered", 0, "connected; what was queued follows");
+	}
 	return client_write(c);
 retry:
 	if (fd >= 0)
 		close(fd);
 	c->fd = -1;
 	log_debug("push target %s: %s, retrying", srv->push_path, strerror(-r));
+	push_failed(srv, r);
 	push_retry(srv);
 	return r;
 }
@@ -607,22 +664,47 @@ int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
 	return server_set_push(srv, push_path);
 }
 
-static void push_free(struct server *srv)
+/* Close the push target's connection, keeping its queue. */
+static void push_close(struct server *srv)
 {
-	if (srv->push) {
-		sd_event_source_disable_unref(srv->push->io);
-		if (srv->push->fd >= 0)
-			close(srv->push->fd);
-		cq_done(&srv->push->q);
-		free(srv->push);
-		srv->push = NULL;
-	}
+	srv->push->io = sd_event_source_disable_unref(srv->push->io);
+	if (srv->push->fd >= 0)
+		close(srv->push->fd);
+	srv->push->fd = -1;
 	srv->push_timer = sd_event_source_disable_unref(srv->push_timer);
 	srv->push_backoff_us = 0;
+	srv->push_told = false;
+	srv->push_err = 0;
+}
+
+static void push_free(struct server *srv)
+{
+	uint64_t n;
+
+	if (!srv->push)
+		return;
+	push_close(srv);
+	/* Queued for a target nobody pushes to any more: counted, said. */
+	n = srv->push->q.count;
+	if (n)
+		log_warning("push target %s removed: %" PRIu64 " events queued for it dropped",
+			    srv->push_path, n);
+	srv->push_dropped += srv->push->q.dropped_total + n;
+	srv->dropped_closed += srv->push->q.dropped_total + n;
+	cq_done(&srv->push->q);
+	free(srv->push);
+	srv->push = NULL;
 }
 
 int server_set_push(struct server *srv, const char *push_path)
 {
+	if (srv->push && push_path && push_path[0]) {
+		/* Another target: what is queued goes there instead. */
+		push_close(srv);
+		snprintf(srv->push_path, sizeof(srv->push_path), "%s", push_path);
+		push_connect(srv);
+		return 0;
+	}
 	push_free(srv);
 	srv->push_path[0] = '\0';
 	if (!push_path || !push_path[0])
@@ -633,6 +715,24 @@ int server_set_push(struct server *srv, const char *push_path)
 		return -ENOMEM;
 	push_connect(srv);
 	return 0;
+}
+
+json_object *server_push_status(const struct server *srv)
+{
+	json_object *o = json_object_new_object();
+	const char *err = srv->push_err ? strerrorname_np(-srv->push_err) : NULL;
+
+	if (!o)
+		return NULL;
+	kw_event_add_str(o, "path", srv->push_path);
+	kw_event_add_bool(o, "connected", srv->push && srv->push->fd >= 0);
+	kw_event_add_str(o, "error", err ? err : "");
+	kw_event_add_u64(o, "connects", srv->push_connects);
+	kw_event_add_u64(o, "failures", srv->push_failures);
+	kw_event_add_u64(o, "queued", srv->push ? srv->push->q.count : 0);
+	kw_event_add_u64(o, "dropped", (srv->push ? srv->push->q.dropped_total : 0) +
+			 srv->push_dropped);
+	return o;
 }
 
 void server_flush(struct server *srv, int timeout_ms)

@@ -79,6 +79,10 @@ struct server {
 	sd_event_source *push_timer;
 	uint64_t push_backoff_us;
 	uint64_t push_connects;
+	uint64_t push_failures;		/* connection attempts that failed */
+	int push_err;			/* the last failure, 0: connected or none */
+	bool push_told;			/* this failure streak was reported */
+	uint64_t push_dropped;		/* queued for a push target that was removed */
 	uint64_t dropped_closed;	/* drops counted by clients that left */
 	server_cmd_fn cmd;
 	void *userdata;
@@ -91,9 +95,15 @@ int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
 		 const char *path, const char *push_path, unsigned int q_events,
 		 size_t q_bytes, server_cmd_fn cmd, void *userdata);
 void server_stop(struct server *srv);
-/* Push to another target ("" or NULL: none); what the old one had queued
- * is dropped with it. */
+/* Push to another target ("" or NULL: none).  What the old one had queued
+ * goes to the new one; with none, it is dropped and counted.  A target
+ * that fails is reported once per streak (a push_failed event and a
+ * journal warning; a regular file or directory is never a target), its
+ * recovery too (push_recovered), and retried with backoff. */
 int server_set_push(struct server *srv, const char *push_path);
+/* The push target for status: path, connected, error, connects,
+ * failures, queued, dropped. */
+json_object *server_push_status(const struct server *srv);
 /* Queue an encoded event for every consumer (takes no ownership). */
 void server_broadcast(struct server *srv, struct ev_buf *b);
 /* The same, for an event not kept in the backlog (synthetic load must not

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "server.h"
+#include "util.h"
 #include "tmpdir.h"
 
 static uint64_t now_usec(void)
@@ -351,6 +352,130 @@ static void transient_events_not_kept(void **state)
 	stop(ev, &srv);
 }
 
+static int listen_at(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	return fd;
+}
+
+static void broadcast_n(struct server *srv, struct kw_event_ctx *ectx, int n)
+{
+	struct ev_buf *b = NULL;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		json_object *ev = kw_event_new("probe");
+
+		kw_event_add_int(ev, "i", i);
+		assert_int_equal(kw_event_encode(ectx, ev, 0, &b), 0);
+		server_broadcast(srv, b);
+		ev_buf_unref(b);
+	}
+}
+
+static unsigned int count_of(const char *hay, const char *needle)
+{
+	unsigned int n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay++)
+		n++;
+	return n;
+}
+
+/* A push target that cannot work (a regular file) is reported once, not
+ * retried in silence; once it is a socket, what was queued arrives after
+ * a push_failed record, followed by push_recovered. */
+static void failing_push_target_reported_once(void **state)
+{
+	struct kw_event_ctx ectx;
+	struct server srv;
+	char path[128], push[128], buf[8192];
+	json_object *st;
+	sd_event *ev;
+	int lfd, cfd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sock", root);
+	snprintf(push, sizeof(push), "%s/push", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, push, "", 0), 0);
+	kw_event_ctx_init(&ectx);
+	assert_int_equal(sd_event_new(&ev), 0);
+	assert_int_equal(server_start(&srv, ev, &ectx, path, push, 64, 1 << 16, NULL, NULL), 0);
+	run_for(ev, 800000);
+	assert_int_equal(srv.push_err, -EBADF);
+	assert_true(srv.push_failures >= 3);
+	st = server_push_status(&srv);
+	assert_string_equal(json_object_get_string(json_object_object_get(st, "error")), "EBADF");
+	assert_false(json_object_get_boolean(json_object_object_get(st, "connected")));
+	json_object_put(st);
+	broadcast_n(&srv, &ectx, 3);
+	assert_int_equal(unlink(push), 0);
+	lfd = listen_at(push);
+	run_for(ev, 3500000);
+	assert_int_equal(srv.push_err, 0);
+	cfd = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	run_for(ev, 100000);
+	read_all(cfd, buf, sizeof(buf));
+	assert_int_equal(count_of(buf, "\"type\":\"push_failed\""), 1);
+	assert_non_null(strstr(buf, "not a unix stream socket"));
+	assert_int_equal(count_of(buf, "\"type\":\"probe\""), 3);
+	assert_true(strstr(buf, "push_failed") < strstr(buf, "\"probe\""));
+	assert_true(strstr(buf, "\"i\":2") < strstr(buf, "push_recovered"));
+	close(cfd);
+	close(lfd);
+	stop(ev, &srv);
+}
+
+/* Another target takes over what was queued; no target drops it, counted. */
+static void push_queue_moves_or_is_counted(void **state)
+{
+	struct kw_event_ctx ectx;
+	struct server srv;
+	char path[128], a[128], b[128], buf[8192];
+	sd_event *ev;
+	int lfd, cfd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sock", root);
+	snprintf(a, sizeof(a), "%s/missing", root);
+	snprintf(b, sizeof(b), "%s/collector", root);
+	kw_event_ctx_init(&ectx);
+	assert_int_equal(sd_event_new(&ev), 0);
+	assert_int_equal(server_start(&srv, ev, &ectx, path, a, 64, 1 << 16, NULL, NULL), 0);
+	assert_int_equal(srv.push_err, -ENOENT);
+	broadcast_n(&srv, &ectx, 2);
+	lfd = listen_at(b);
+	assert_int_equal(server_set_push(&srv, b), 0);
+	cfd = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	run_for(ev, 100000);
+	read_all(cfd, buf, sizeof(buf));
+	assert_int_equal(count_of(buf, "\"type\":\"probe\""), 2);
+	close(cfd);
+	close(lfd);
+	run_for(ev, 100000);
+	/* The collector went away: events queue, then the target goes. */
+	unlink(b);
+	broadcast_n(&srv, &ectx, 4);
+	run_for(ev, 100000);
+	assert_true(srv.push->q.count >= 3);
+	{
+		uint64_t queued = srv.push->q.count;
+
+		assert_int_equal(server_set_push(&srv, ""), 0);
+		assert_int_equal(srv.push_dropped, queued);
+		assert_true(server_dropped(&srv) >= queued);
+	}
+	stop(ev, &srv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +491,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(overlong_line_dropped_whole, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(transient_events_not_kept, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(failing_push_target_reported_once, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(push_queue_moves_or_is_counted, tmpdir_setup,
 						tmpdir_teardown),
 	};
 
