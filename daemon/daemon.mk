@@ -76,7 +76,7 @@ $(B)/unit/kwatchd/fuzz_smoke: tests/fuzz/fuzz-smoke.sh $(addprefix $(B)/fuzz/,$(
 UNIT_TESTS += $(B)/unit/kwatchd/fuzz_smoke
 
 # The unit file must pass systemd-analyze verify (run as a host test).
-$(B)/unit/kwatchd/unit_verify: units/kwatchd.service tests/unit/kwatchd/unit-verify.sh $(B)/daemon/kwatchd
+$(B)/unit/kwatchd/unit_verify: units/kwatchd.service units/kwatchd.socket tests/unit/kwatchd/unit-verify.sh $(B)/daemon/kwatchd
 	@mkdir -p $(@D)
 	sed 's|@TOP@|$(CURDIR)|' tests/unit/kwatchd/unit-verify.sh >$@
 	chmod +x $@
@@ -108,9 +108,15 @@ $(G)/usr/bin/kwatchctl: $(B)/daemon/kwatchctl
 $(G)/etc/systemd/system/kwatchd.service: units/kwatchd.service
 	@mkdir -p $(@D)
 	cp $< $@
+$(G)/etc/systemd/system/kwatchd.socket: units/kwatchd.socket
+	@mkdir -p $(@D)
+	cp $< $@
 $(G)/etc/systemd/system/multi-user.target.wants/kwatchd.service:
 	@mkdir -p $(@D)
 	ln -sf ../kwatchd.service $@
+$(G)/etc/systemd/system/sockets.target.wants/kwatchd.socket:
+	@mkdir -p $(@D)
+	ln -sf ../kwatchd.socket $@
 $(G)/usr/lib/sysusers.d/kwatchd.conf: units/kwatchd.sysusers
 	@mkdir -p $(@D)
 	cp $< $@
@@ -121,4 +127,6 @@ $(G)/etc/kwatchd/%: config/%
 GUEST_TARGETS += $(G)/usr/sbin/kwatchd $(G)/usr/bin/kwatchctl \
 	$(G)/etc/systemd/system/kwatchd.service $(G)/usr/lib/sysusers.d/kwatchd.conf \
 	$(G)/etc/systemd/system/multi-user.target.wants/kwatchd.service \
+	$(G)/etc/systemd/system/kwatchd.socket \
+	$(G)/etc/systemd/system/sockets.target.wants/kwatchd.socket \
 	$(patsubst config/%,$(G)/etc/kwatchd/%,$(KWD_CONFIG))
