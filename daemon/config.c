@@ -517,6 +517,10 @@ static int fuzz_key(struct parse_state *ps, struct kw_fuzz *z, const char *key, 
 		    kw_ends_with(v, "/..") || kw_ends_with(v, "/."))
 			return bad(ps, "spool: '.', '..' or '//' in the path: '%s'", v);
 		strcpy(z->spool, v);
+	} else if (strcmp(key, "producer_group") == 0) {
+		if (!kw_ident_ok(v, sizeof(z->producer_group) - 1, "-") || *v == '-')
+			return bad(ps, "producer_group: want a group name, got '%s'", v);
+		strcpy(z->producer_group, v);
 	} else if (strcmp(key, "rate") == 0) {
 		if (parse_uint(v, 100000, &z->rate) < 0)
 			return bad(ps, "rate: want 0..100000 blobs/s, got '%s'", v);

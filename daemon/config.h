@@ -68,6 +68,7 @@ struct kw_wprobe {
 struct kw_fuzz {
 	char target[KW_NAME_MAX + 1];
 	char spool[PATH_MAX];		/* empty: <spool root>/<target> */
+	char producer_group[33];	/* a group that may drop blobs, "": none */
 	unsigned int rate;		/* blobs per second, 0: unlimited */
 	unsigned int repeat;		/* writes per blob */
 	bool enabled;

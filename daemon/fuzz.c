@@ -2,6 +2,7 @@
 /* One spool runtime per fuzz target: recover what was in flight, then
  * replay queued blobs as they arrive (inotify) at the configured rate. */
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,8 +274,9 @@ static const char *spool_dir_refused(struct kwd *d, const char *dir)
 
 int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 {
-	char dir[PATH_MAX], input[PATH_MAX];
+	char dir[PATH_MAX], input[PATH_MAX], why[160];
 	struct fuzz_rt *z, **tmp;
+	gid_t group = (gid_t)-1;
 	const char *inside;
 	void *ud[2];
 	int r;
@@ -296,9 +298,21 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 	z->d = d;
 	z->file = *f;
 	snprintf(input, sizeof(input), "%.2000s/%s/input", d->set.kfuzztest, f->fuzz.target);
-	r = spool_open(&z->spool, dir, input, f->fuzz.repeat);
-	if (r < 0)
+	if (f->fuzz.producer_group[0]) {
+		struct group *g = getgrnam(f->fuzz.producer_group);
+
+		if (!g) {
+			snprintf(reason, n, "producer_group %s: no such group", f->fuzz.producer_group);
+			r = -ENOENT;
+			goto fail;
+		}
+		group = g->gr_gid;
+	}
+	r = spool_open_group(&z->spool, dir, input, f->fuzz.repeat, group, why, sizeof(why));
+	if (r < 0) {
+		snprintf(reason, n, "spool %s: %s", dir, why[0] ? why : strerror(-r));
 		goto fail;
+	}
 	ud[0] = d;
 	ud[1] = z;
 	r = spool_recover(&z->spool, d->ectx.boot_id, on_recover, ud);

@@ -18,11 +18,55 @@ const char *const spool_dir_name[_SPOOL_STATE_MAX] = {
 	[SPOOL_INTERRUPTED] = "interrupted",
 };
 
-int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat)
+/*
+ * Whoever may write the spool's root may queue blobs, and whoever may
+ * replace its entries could swap the daemon's own directories: only the
+ * daemon's user (root) owns it, nobody else may write it, and a producer
+ * group may only with the sticky bit (so it cannot move what is not its
+ * own).  Returns 0 or -EPERM with why.
+ */
+static int check_owner(int fd, gid_t group, char *why, size_t n)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return neg_errno();
+	if (st.st_uid != geteuid()) {
+		snprintf(why, n, "owned by uid %u, not by the daemon's user (uid %u)",
+			 (unsigned int)st.st_uid, (unsigned int)geteuid());
+		return -EPERM;
+	}
+	if (st.st_mode & S_IWOTH) {
+		snprintf(why, n, "writable by others (mode %04o)", (unsigned int)st.st_mode & 07777);
+		return -EPERM;
+	}
+	if (!(st.st_mode & S_IWGRP))
+		return 0;
+	if (group == (gid_t)-1) {
+		snprintf(why, n, "group-writable (mode %04o) with no producer_group =",
+			 (unsigned int)st.st_mode & 07777);
+		return -EPERM;
+	}
+	if (st.st_gid != group) {
+		snprintf(why, n, "group-writable by gid %u, not by producer_group (gid %u)",
+			 (unsigned int)st.st_gid, (unsigned int)group);
+		return -EPERM;
+	}
+	if (!(st.st_mode & S_ISVTX)) {
+		snprintf(why, n, "group-writable without the sticky bit (chmod +t): %s",
+			 "producers could move the daemon's directories");
+		return -EPERM;
+	}
+	return 0;
+}
+
+int spool_open_group(struct spool *s, const char *dir, const char *input, unsigned int repeat,
+		     gid_t group, char *why, size_t why_len)
 {
 	int i, r;
 
 	memset(s, 0, sizeof(*s));
+	why[0] = '\0';
 	for (i = 0; i < _SPOOL_STATE_MAX; i++)
 		s->fd[i] = -1;
 	if (kw_strlcpy(s->dir, dir, sizeof(s->dir)) < 0 ||
@@ -32,9 +76,12 @@ int spool_open(struct spool *s, const char *dir, const char *input, unsigned int
 	r = kw_mkdir_p(dir, 0700);
 	if (r < 0)
 		return r;
-	s->fd[SPOOL_QUEUED] = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	s->fd[SPOOL_QUEUED] = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->fd[SPOOL_QUEUED] < 0)
 		return neg_errno();
+	r = check_owner(s->fd[SPOOL_QUEUED], group, why, why_len);
+	if (r < 0)
+		goto fail_r;
 	for (i = 1; i < _SPOOL_STATE_MAX; i++) {
 		if (mkdirat(s->fd[SPOOL_QUEUED], spool_dir_name[i], 0700) < 0 && errno != EEXIST)
 			goto fail;
@@ -43,10 +90,19 @@ int spool_open(struct spool *s, const char *dir, const char *input, unsigned int
 				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (s->fd[i] < 0)
 			goto fail;
+		r = check_owner(s->fd[i], (gid_t)-1, why, why_len);
+		if (r < 0)
+			goto fail_r;
 	}
-	/* The producers' side; the daemon never reads or writes in it. */
-	if (mkdirat(s->fd[SPOOL_QUEUED], SPOOL_TMP, 0700) < 0 && errno != EEXIST)
+	/* The producers' side; the daemon never reads or writes in it.  A
+	 * producer group's spool is setgid: tmp/ gets its group. */
+	if (mkdirat(s->fd[SPOOL_QUEUED], SPOOL_TMP, 0700) < 0) {
+		if (errno != EEXIST)
+			goto fail;
+	} else if (group != (gid_t)-1 &&
+		   fchmodat(s->fd[SPOOL_QUEUED], SPOOL_TMP, 03770, 0) < 0) {
 		goto fail;
+	}
 	r = kw_fsync_dirfd(s->fd[SPOOL_QUEUED]);
 	if (r < 0)
 		goto fail_r;
@@ -56,6 +112,13 @@ fail:
 fail_r:
 	spool_close(s);
 	return r;
+}
+
+int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat)
+{
+	char why[160];
+
+	return spool_open_group(s, dir, input, repeat, (gid_t)-1, why, sizeof(why));
 }
 
 void spool_close(struct spool *s)
@@ -275,8 +338,9 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 	*ours = true;
 	bfd = openat(s->fd[SPOOL_INFLIGHT], name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (bfd < 0) {
-		/* ELOOP: a symlink; the producer's mistake, not ours. */
-		*ours = errno != ELOOP;
+		/* ELOOP: a symlink, EACCES: a producer's file the daemon may
+		 * not read; the producer's mistake, not ours. */
+		*ours = errno != ELOOP && errno != EACCES;
 		return neg_errno();
 	}
 	if (fstat(bfd, &st) < 0)

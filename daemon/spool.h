@@ -28,6 +28,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define KW_BLOB_MAX (1 << 20)
 /* Where producers write blobs before renaming them into the spool. */
@@ -64,6 +65,12 @@ struct spool_result {
 };
 
 int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat);
+/* The same, for a spool that producers of @group ((gid_t)-1: none) may
+ * write.  A spool (or one of its directories) not owned by the daemon's
+ * user, writable by others, or group-writable other than by @group with
+ * the sticky bit is -EPERM, with why. */
+int spool_open_group(struct spool *s, const char *dir, const char *input, unsigned int repeat,
+		     gid_t group, char *why, size_t why_len);
 void spool_close(struct spool *s);
 
 /* Move every blob found in inflight/ to interrupted/; calls cb for each.

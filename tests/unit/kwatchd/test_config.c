@@ -216,6 +216,12 @@ static void spool_paths(void **state)
 	assert_non_null(strstr(f.err_reason, "'..'"));
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nspool = /srv/x/..\n", &f), -EINVAL);
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nspool = /srv//x\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nproducer_group = fuzz-ers\n", &f), 0);
+	assert_string_equal(f.fuzz.producer_group, "fuzz-ers");
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nproducer_group = ../x\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nproducer_group = -x\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nproducer_group = "
+			       "a234567890123456789012345678901234\n", &f), -EINVAL);
 }
 
 /* What libinih would read other than as written is refused. */

@@ -366,11 +366,60 @@ static void written_in_place_refused(void **state)
 	spool_close(&s);
 }
 
+/* Whoever may write the spool may queue blobs: a spool writable by others,
+ * owned by someone else, or group-writable without producer_group and the
+ * sticky bit is refused, saying why. */
+static void spool_ownership_checked(void **state)
+{
+	char dir[256], input[256], why[160], path[512];
+	struct spool s;
+	struct stat st;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip();
+	snprintf(dir, sizeof(dir), "%s/spool/o", root);
+	snprintf(input, sizeof(input), "%s/input", root);
+	assert_int_equal(kw_mkdir_p(dir, 0700), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(spool_open_group(&s, dir, input, 1, (gid_t)-1, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "writable by others"));
+	assert_int_equal(chmod(dir, 0770), 0);
+	assert_int_equal(spool_open_group(&s, dir, input, 1, (gid_t)-1, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "no producer_group"));
+	assert_int_equal(chown(dir, 0, 65534), 0);
+	assert_int_equal(spool_open_group(&s, dir, input, 1, 100, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "not by producer_group"));
+	assert_int_equal(spool_open_group(&s, dir, input, 1, 65534, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "sticky"));
+	assert_int_equal(chmod(dir, 03770), 0);
+	assert_int_equal(spool_open_group(&s, dir, input, 1, 65534, why, sizeof(why)), 0);
+	snprintf(path, sizeof(path), "%s/tmp", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 03770);
+	assert_int_equal(st.st_gid, 65534);
+	snprintf(path, sizeof(path), "%s/done", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0077, 0);
+	spool_close(&s);
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+	assert_int_equal(spool_open_group(&s, dir, input, 1, 65534, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "owned by uid 65534"));
+	/* A spool that is a symlink to a good directory is not followed. */
+	assert_int_equal(chown(dir, 0, 0), 0);
+	assert_int_equal(chmod(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/spool/link", root);
+	assert_int_equal(symlink(dir, path), 0);
+	assert_int_equal(spool_open(&s, path, input, 1), -ENOTDIR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(replay_in_order, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(unfit_entries_refused, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(spool_ownership_checked, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(written_in_place_refused, tmpdir_setup,
 						tmpdir_teardown),

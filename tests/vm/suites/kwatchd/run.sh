@@ -343,6 +343,23 @@ t_spool_written_in_place_refused() {
 		fail "no journal line for the blob written in place"
 }
 
+# A spool that someone else owns is theirs to fill: it is refused with the
+# owner named, and the daemon makes nothing in it.
+t_spool_not_ours_refused() {
+	local sp=/var/lib/kwatchd/spool/notours
+	mkdir -p $sp && chown 65534:65534 $sp
+	follow_start
+	put $CONF/fuzz.d notours.conf "[fuzz]\ntarget = notours\nspool = $sp\n"
+	wait_for 5 sh -c "grep -q '\"type\":\"config_error\".*notours.conf' $EV" || true
+	follow_stop
+	rm -f $CONF/fuzz.d/notours.conf
+	events_of config_error | grep notours.conf
+	events_of config_error | grep notours.conf | grep -q 'owned by uid 65534' ||
+		fail "no config_error naming the spool's owner" || return 1
+	[ ! -e $sp/done ] && [ ! -e $sp/tmp ] || fail "directories made in a spool that is not ours" || return 1
+	rm -rf $sp
+}
+
 t_kill9_during_replay_loses_nothing() {
 	local pid before after
 	before=$(ls $SPOOL/done | wc -l)
