@@ -77,7 +77,7 @@ static void pos_load(struct crash_rt *c)
 
 /* --- reports -------------------------------------------------------------- */
 
-static int copy_file(const char *from, const char *to)
+static int copy_file(const char *from, int dfd, const char *to)
 {
 	_cleanup_free_ char *data = NULL;
 	size_t len = 0;
@@ -86,7 +86,41 @@ static int copy_file(const char *from, const char *to)
 	r = kw_read_file(from, KW_BLOB_MAX, &data, &len);
 	if (r < 0)
 		return r;
-	return kw_write_file_at(AT_FDCWD, to, data, len);
+	return kw_write_file_at(dfd, to, data, len);
+}
+
+/* <crash_dir>/<target>, opened without following links: the crash
+ * directory must be the daemon's own (kw_check_dir_owner). */
+static int open_crash_dir(struct kwd *d, const char *target, char *dir, size_t n)
+{
+	_cleanup_close_ int top = -1;
+	char why[160];
+	int fd, r;
+
+	snprintf(dir, n, "%.2000s/%s", d->set.crash_dir, target);
+	r = kw_mkdir_p(d->set.crash_dir, 0700);
+	if (r < 0)
+		return r;
+	top = open(d->set.crash_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (top < 0)
+		return neg_errno();
+	r = kw_check_dir_owner(top, (gid_t)-1, why, sizeof(why));
+	if (r < 0) {
+		log_warning("%s: %s; not keeping crashes there", d->set.crash_dir, why);
+		return r;
+	}
+	if (mkdirat(top, target, 0700) < 0 && errno != EEXIST)
+		return neg_errno();
+	fd = openat(top, target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return neg_errno();
+	r = kw_check_dir_owner(fd, (gid_t)-1, why, sizeof(why));
+	if (r < 0) {
+		log_warning("%s: %s; not keeping crashes there", dir, why);
+		close(fd);
+		return r;
+	}
+	return fd;
 }
 
 /* Keep the blob and the report in <crash_dir>/<target>/. */
@@ -94,17 +128,16 @@ static int keep_crash(struct crash_rt *c, const char *text, size_t len, const ch
 		      const char *blob, char *dir, size_t n)
 {
 	struct kwd *d = c->d;
-	char to[PATH_MAX * 2];
+	_cleanup_close_ int dfd = -1;
+	char to[NAME_MAX + 1];
 	unsigned int i;
 	int ret;
 
-	snprintf(dir, n, "%.2000s/%s", d->set.crash_dir, target);
-	ret = kw_mkdir_p(dir, 0700);
-	if (ret < 0)
-		return ret;
-	snprintf(to, sizeof(to), "%s/%s", dir, blob);
-	if (access(to, F_OK) < 0) {
-		ret = copy_file(d->tie.path, to);
+	dfd = open_crash_dir(d, target, dir, n);
+	if (dfd < 0)
+		return dfd;
+	if (faccessat(dfd, blob, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+		ret = copy_file(d->tie.path, dfd, blob);
 		if (ret < 0)
 			return ret;
 	}
@@ -112,16 +145,16 @@ static int keep_crash(struct crash_rt *c, const char *text, size_t len, const ch
 	 * <blob>.2.report, ... */
 	for (i = 1; i < 100; i++) {
 		if (i == 1)
-			snprintf(to, sizeof(to), "%s/%s.report", dir, blob);
+			snprintf(to, sizeof(to), "%.240s.report", blob);
 		else
-			snprintf(to, sizeof(to), "%s/%s.%u.report", dir, blob, i);
-		if (access(to, F_OK) < 0)
+			snprintf(to, sizeof(to), "%.240s.%u.report", blob, i);
+		if (faccessat(dfd, to, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
 			break;
 	}
-	ret = kw_write_file_at(AT_FDCWD, to, text, len);
+	ret = kw_write_file_at(dfd, to, text, len);
 	if (ret < 0)
 		return ret;
-	return kw_fsync_dir(dir);
+	return kw_fsync_dirfd(dfd);
 }
 
 static void add_frames(json_object *ev, const struct kmsg_report *r)

@@ -18,48 +18,6 @@ const char *const spool_dir_name[_SPOOL_STATE_MAX] = {
 	[SPOOL_INTERRUPTED] = "interrupted",
 };
 
-/*
- * Whoever may write the spool's root may queue blobs, and whoever may
- * replace its entries could swap the daemon's own directories: only the
- * daemon's user (root) owns it, nobody else may write it, and a producer
- * group may only with the sticky bit (so it cannot move what is not its
- * own).  Returns 0 or -EPERM with why.
- */
-static int check_owner(int fd, gid_t group, char *why, size_t n)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return neg_errno();
-	if (st.st_uid != geteuid()) {
-		snprintf(why, n, "owned by uid %u, not by the daemon's user (uid %u)",
-			 (unsigned int)st.st_uid, (unsigned int)geteuid());
-		return -EPERM;
-	}
-	if (st.st_mode & S_IWOTH) {
-		snprintf(why, n, "writable by others (mode %04o)", (unsigned int)st.st_mode & 07777);
-		return -EPERM;
-	}
-	if (!(st.st_mode & S_IWGRP))
-		return 0;
-	if (group == (gid_t)-1) {
-		snprintf(why, n, "group-writable (mode %04o) with no producer_group =",
-			 (unsigned int)st.st_mode & 07777);
-		return -EPERM;
-	}
-	if (st.st_gid != group) {
-		snprintf(why, n, "group-writable by gid %u, not by producer_group (gid %u)",
-			 (unsigned int)st.st_gid, (unsigned int)group);
-		return -EPERM;
-	}
-	if (!(st.st_mode & S_ISVTX)) {
-		snprintf(why, n, "group-writable without the sticky bit (chmod +t): %s",
-			 "producers could move the daemon's directories");
-		return -EPERM;
-	}
-	return 0;
-}
-
 int spool_open_group(struct spool *s, const char *dir, const char *input, unsigned int repeat,
 		     gid_t group, char *why, size_t why_len)
 {
@@ -79,7 +37,7 @@ int spool_open_group(struct spool *s, const char *dir, const char *input, unsign
 	s->fd[SPOOL_QUEUED] = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (s->fd[SPOOL_QUEUED] < 0)
 		return neg_errno();
-	r = check_owner(s->fd[SPOOL_QUEUED], group, why, why_len);
+	r = kw_check_dir_owner(s->fd[SPOOL_QUEUED], group, why, why_len);
 	if (r < 0)
 		goto fail_r;
 	for (i = 1; i < _SPOOL_STATE_MAX; i++) {
@@ -90,7 +48,7 @@ int spool_open_group(struct spool *s, const char *dir, const char *input, unsign
 				  O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (s->fd[i] < 0)
 			goto fail;
-		r = check_owner(s->fd[i], (gid_t)-1, why, why_len);
+		r = kw_check_dir_owner(s->fd[i], (gid_t)-1, why, why_len);
 		if (r < 0)
 			goto fail_r;
 	}

@@ -278,3 +278,38 @@ uint64_t kw_now_usec(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000 + (uint64_t)ts.tv_nsec / 1000;
 }
+
+int kw_check_dir_owner(int fd, gid_t group, char *why, size_t n)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return neg_errno();
+	if (st.st_uid != geteuid()) {
+		snprintf(why, n, "owned by uid %u, not by the daemon's user (uid %u)",
+			 (unsigned int)st.st_uid, (unsigned int)geteuid());
+		return -EPERM;
+	}
+	if (st.st_mode & S_IWOTH) {
+		snprintf(why, n, "writable by others (mode %04o)", (unsigned int)st.st_mode & 07777);
+		return -EPERM;
+	}
+	if (!(st.st_mode & S_IWGRP))
+		return 0;
+	if (group == (gid_t)-1) {
+		snprintf(why, n, "group-writable (mode %04o) with no producer_group =",
+			 (unsigned int)st.st_mode & 07777);
+		return -EPERM;
+	}
+	if (st.st_gid != group) {
+		snprintf(why, n, "group-writable by gid %u, not by producer_group (gid %u)",
+			 (unsigned int)st.st_gid, (unsigned int)group);
+		return -EPERM;
+	}
+	if (!(st.st_mode & S_ISVTX)) {
+		snprintf(why, n, "group-writable without the sticky bit (chmod +t): %s",
+			 "producers could move the daemon's directories");
+		return -EPERM;
+	}
+	return 0;
+}

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -74,5 +75,14 @@ bool kw_ident_ok(const char *s, size_t max, const char *extra);
 
 /* CLOCK_MONOTONIC in microseconds. */
 uint64_t kw_now_usec(void);
+
+/*
+ * A directory the daemon keeps its files in (a spool, the crash directory):
+ * whoever may write it could queue work or swap its entries.  It must be
+ * owned by the daemon's user and not writable by others; group-writable
+ * only by @group ((gid_t)-1: none) and with the sticky bit, so that the
+ * group cannot move what is not its own.  0, or -EPERM with why.
+ */
+int kw_check_dir_owner(int fd, gid_t group, char *why, size_t n);
 
 #endif
