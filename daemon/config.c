@@ -521,6 +521,9 @@ static int fuzz_key(struct parse_state *ps, struct kw_fuzz *z, const char *key, 
 		if (!kw_ident_ok(v, sizeof(z->producer_group) - 1, "-") || *v == '-')
 			return bad(ps, "producer_group: want a group name, got '%s'", v);
 		strcpy(z->producer_group, v);
+	} else if (strcmp(key, "keep") == 0) {
+		if (parse_uint(v, 10000000, &z->keep) < 0)
+			return bad(ps, "keep: want 0 (all) to 10000000 entries, got '%s'", v);
 	} else if (strcmp(key, "rate") == 0) {
 		if (parse_uint(v, 100000, &z->rate) < 0)
 			return bad(ps, "rate: want 0..100000 blobs/s, got '%s'", v);
@@ -655,6 +658,7 @@ int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t 
 		break;
 	case KW_FUZZ:
 		f->fuzz.repeat = 1;
+		f->fuzz.keep = KW_FUZZ_KEEP_DEFAULT;
 		f->fuzz.enabled = true;
 		break;
 	default:

@@ -71,8 +71,11 @@ struct kw_fuzz {
 	char producer_group[33];	/* a group that may drop blobs, "": none */
 	unsigned int rate;		/* blobs per second, 0: unlimited */
 	unsigned int repeat;		/* writes per blob */
+	unsigned int keep;		/* entries kept in done/, rejected/, interrupted/; 0: all */
 	bool enabled;
 };
+
+#define KW_FUZZ_KEEP_DEFAULT 10000
 
 struct kw_file {
 	enum kw_kind kind;

@@ -28,6 +28,8 @@
 
 #define KMSG_REC_MAX 8192
 
+#define POS_SAVE_USEC 5000000ULL
+
 struct crash_rt {
 	struct kwd *d;
 	int fd;
@@ -37,6 +39,8 @@ struct crash_rt {
 	uint64_t last_seq, skip_to;
 	bool have_seq;
 	char pos_path[PATH_MAX];
+	sd_event_source *pos_timer;	/* a deferred save of the position */
+	bool pos_dirty, pos_failing;
 	uint64_t reports, repeats, tied, overruns, pstore;
 };
 
@@ -54,12 +58,45 @@ static void pos_save(struct crash_rt *c)
 	char buf[96];
 	int n, r;
 
+	c->pos_dirty = false;
 	if (!c->have_seq || !c->pos_path[0])
 		return;
 	n = snprintf(buf, sizeof(buf), "%s %" PRIu64 "\n", c->d->ectx.boot_id, c->last_seq);
 	r = kw_replace_file(c->pos_path, buf, n);
-	if (r < 0)
-		log_full_errno(LOG_DEBUG, r, "cannot save %s: %m", c->pos_path);
+	kwd_state_saved(c->d, &c->pos_failing, c->pos_path, r);
+}
+
+static int on_pos_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct crash_rt *c = userdata;
+
+	(void)s;
+	(void)usec;
+	if (c->pos_dirty && !c->parser.open)
+		pos_save(c);
+	return 0;
+}
+
+/*
+ * Read up to here.  After a report the position is saved at once (a
+ * restart must not report it again); lines that made no report cost two
+ * fsyncs at most every POS_SAVE_USEC (a restart reads them again, and
+ * finds nothing in them).
+ */
+static void pos_mark(struct crash_rt *c, bool reported)
+{
+	int on = SD_EVENT_OFF;
+
+	c->pos_dirty = true;
+	if (reported || !c->pos_timer) {
+		pos_save(c);
+		return;
+	}
+	sd_event_source_get_enabled(c->pos_timer, &on);
+	if (on != SD_EVENT_OFF)
+		return;
+	sd_event_source_set_time_relative(c->pos_timer, POS_SAVE_USEC);
+	sd_event_source_set_enabled(c->pos_timer, SD_EVENT_ONESHOT);
 }
 
 static void pos_load(struct crash_rt *c)
@@ -352,10 +389,12 @@ void crash_drain(struct kwd *d)
 {
 	struct crash_rt *c = d->crash;
 	char rec[KMSG_REC_MAX + 1];
+	uint64_t reports;
 	bool got = false;
 
 	if (!c)
 		return;
+	reports = c->reports;
 	for (;;) {
 		uint64_t ts, seq;
 		const char *msg;
@@ -384,7 +423,7 @@ void crash_drain(struct kwd *d)
 			kmsg_feed(&c->parser, msg, ts, on_report, c);
 	}
 	if (got && !c->parser.open)
-		pos_save(c);
+		pos_mark(c, c->reports != reports);
 }
 
 static int on_kmsg(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -424,6 +463,11 @@ int crash_open(struct kwd *d)
 	r = sd_event_add_io(d->ev, &c->io, c->fd, EPOLLIN, on_kmsg, d);
 	if (r < 0)
 		goto fail;
+	r = sd_event_add_time_relative(d->ev, &c->pos_timer, CLOCK_MONOTONIC, POS_SAVE_USEC, 0,
+				       on_pos_timer, c);
+	if (r < 0)
+		goto fail;
+	sd_event_source_set_enabled(c->pos_timer, SD_EVENT_OFF);
 	log_info("crash capture: reading %s from seq %" PRIu64, d->set.kmsg_path, c->skip_to);
 	return 0;
 fail:
@@ -438,8 +482,9 @@ void crash_close(struct kwd *d)
 	if (!c)
 		return;
 	/* A report still open is read again, whole, by the next start. */
-	if (!c->parser.open)
+	if (!c->parser.open && c->pos_dirty)
 		pos_save(c);
+	sd_event_source_disable_unref(c->pos_timer);
 	sd_event_source_disable_unref(c->io);
 	close(c->fd);
 	kmsg_parser_free(&c->parser);

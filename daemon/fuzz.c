@@ -16,6 +16,7 @@
 #include "util.h"
 
 #define FUZZ_BATCH 64
+#define FUZZ_PRUNE_EVERY 100
 
 static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_result *res)
 {
@@ -130,8 +131,14 @@ static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 	r = spool_next(&z->spool, name, sizeof(name), &unfit);
 	if (r < 0)
 		return r;
-	if (unfit)
-		return spool_refuse(&z->spool, name, unfit, res);
+	if (unfit) {
+		r = spool_refuse(&z->spool, name, unfit, res);
+		if (r < 0 && res->moved) {
+			z->res = *res;
+			z->unfinished = true;
+		}
+		return r;
+	}
 	r = spool_claim(&z->spool, name);
 	if (r < 0)
 		return r;
@@ -150,6 +157,11 @@ static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 	}
 	r = spool_finish(&z->spool, name, result, res);
 	res->size = size;
+	if (r < 0) {
+		/* It ran: keep its result until the disk lets us record it. */
+		z->res = *res;
+		z->unfinished = true;
+	}
 	return r;
 }
 
@@ -180,30 +192,118 @@ void kwd_untie(struct kwd *d)
 	d->tie.set = false;
 }
 
+/* The spool cannot go on (a full or failing disk): said once a streak,
+ * retried every second; a result already run is kept in memory. */
+static void stall(struct fuzz_rt *z, int err)
+{
+	json_object *ev;
+
+	z->stalls++;
+	if (z->stalled)
+		return;
+	z->stalled = true;
+	log_warning_errno(err, "fuzz %s: spool %s: %m; replay paused, retrying every second%s",
+			  z->file.fuzz.target, z->spool.dir,
+			  z->unfinished ? ", the last result kept until it can be recorded" : "");
+	ev = kw_event_new("fuzz_stalled");
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "target", z->file.fuzz.target);
+	kw_event_add_str(ev, "spool", z->spool.dir);
+	if (z->unfinished)
+		kw_event_add_str(ev, "blob", z->res.name);
+	kw_event_add_str(ev, "error", strerrorname_np(-err) ? strerrorname_np(-err) : "EIO");
+	kw_event_add_str(ev, "reason", strerror(-err));
+	kwd_emit(z->d, ev);
+}
+
+static void unstall(struct fuzz_rt *z)
+{
+	json_object *ev;
+
+	if (!z->stalled)
+		return;
+	z->stalled = false;
+	log_info("fuzz %s: spool works again", z->file.fuzz.target);
+	ev = kw_event_new("fuzz_resumed");
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "target", z->file.fuzz.target);
+	kw_event_add_str(ev, "spool", z->spool.dir);
+	kwd_emit(z->d, ev);
+}
+
+/* done/, rejected/ and interrupted/ keep the newest `keep` entries;
+ * checked every FUZZ_PRUNE_EVERY results and when the spool starts. */
+static void prune(struct fuzz_rt *z)
+{
+	static const enum spool_state kept[] = {
+		SPOOL_DONE, SPOOL_REJECTED, SPOOL_INTERRUPTED,
+	};
+	unsigned int i, removed;
+	int r;
+
+	z->since_prune = 0;
+	if (!z->file.fuzz.keep)
+		return;
+	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+		r = spool_prune(&z->spool, kept[i], z->file.fuzz.keep, &removed);
+		z->pruned += removed;
+		if (r < 0)
+			log_warning_errno(r, "fuzz %s: cannot prune %s/: %m", z->file.fuzz.target,
+					  spool_dir_name[kept[i]]);
+		else if (removed)
+			log_debug("fuzz %s: %u old entries of %s/ removed (keep = %u)",
+				  z->file.fuzz.target, removed, spool_dir_name[kept[i]],
+				  z->file.fuzz.keep);
+	}
+}
+
+static void finished(struct fuzz_rt *z, const struct spool_result *res)
+{
+	result_event(z->d, z, res);
+	if (++z->since_prune >= FUZZ_PRUNE_EVERY)
+		prune(z);
+}
+
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct fuzz_rt *z = userdata;
 	unsigned int i, batch = z->file.fuzz.rate ? 1 : FUZZ_BATCH;
+	int r;
 
 	(void)s;
 	(void)usec;
+	if (z->unfinished) {
+		r = spool_finish_again(&z->spool, &z->res);
+		if (r < 0) {
+			stall(z, r);
+			schedule(z, 1000000);
+			return 0;
+		}
+		z->unfinished = false;
+		finished(z, &z->res);
+	}
 	for (i = 0; i < batch; i++) {
 		struct spool_result res;
-		int r = replay_one(z, &res);
 
-		if (r == -ENOENT)
+		r = replay_one(z, &res);
+		if (r == -ENOENT) {
+			unstall(z);
 			return 0;	/* empty: wait for inotify */
+		}
 		if (r == -EAGAIN) {
 			schedule(z, 1000000);
 			return 0;
 		}
 		z->deferred = 0;
 		if (r < 0) {
-			log_error_errno(r, "fuzz %s: spool step failed: %m", z->file.fuzz.target);
+			stall(z, r);
 			schedule(z, 1000000);
 			return 0;
 		}
-		result_event(z->d, z, &res);
+		unstall(z);
+		finished(z, &res);
 	}
 	schedule(z, z->file.fuzz.rate ? 1000000 / z->file.fuzz.rate : 0);
 	return 0;
@@ -221,11 +321,13 @@ static int on_spool_change(sd_event_source *s, const struct inotify_event *e, vo
 		struct spool_result res;
 		int r = spool_created(&z->spool, e->name, &res);
 
-		if (r > 0)
-			result_event(z->d, z, &res);
-		else if (r < 0)
+		if (r > 0 || (r < 0 && res.moved))
+			result_event(z->d, z, &res);	/* set aside, if not its .errno */
+		if (r < 0) {
 			log_warning_errno(r, "fuzz %s: cannot set aside %s, written in place: %m",
 					  z->file.fuzz.target, e->name);
+			stall(z, r);
+		}
 	}
 	sd_event_source_get_enabled(z->timer, &enabled);
 	if (enabled == SD_EVENT_OFF)
@@ -318,6 +420,7 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 	r = spool_recover(&z->spool, d->ectx.boot_id, on_recover, ud);
 	if (r < 0)
 		goto fail;
+	prune(z);
 	r = sd_event_add_time_relative(d->ev, &z->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, z);
 	if (r < 0)
 		goto fail;

@@ -405,8 +405,7 @@ void kwd_inforce_save(struct kwd *d)
 	r = kw_inforce_format(d->cur, d->n_cur, &kwd_texts, &buf, &len);
 	if (r == 0)
 		r = kw_replace_file(path, buf, len);
-	if (r < 0)
-		log_warning_errno(r, "cannot save the set in force to %s: %m", path);
+	kwd_state_saved(d, &d->inforce_failing, path, r);
 }
 
 void kwd_inforce_forget(void)

@@ -37,6 +37,31 @@ void kwd_emit(struct kwd *d, json_object *ev)
 	ev_buf_unref(b);
 }
 
+void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
+{
+	json_object *ev;
+
+	if (err >= 0) {
+		if (*failing)
+			log_info("%s: saved again", path);
+		*failing = false;
+		return;
+	}
+	d->state_errors++;
+	if (*failing)
+		return;
+	*failing = true;
+	log_warning_errno(err, "cannot save %s: %m; the daemon goes on, retrying at the next change",
+			  path);
+	ev = kw_event_new("state_error");
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "path", path);
+	kw_event_add_str(ev, "error", strerrorname_np(-err) ? strerrorname_np(-err) : "EIO");
+	kw_event_add_str(ev, "reason", strerror(-err));
+	kwd_emit(d, ev);
+}
+
 void kwd_status_notify(struct kwd *d)
 {
 	uint64_t queued = 0;

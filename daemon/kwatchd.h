@@ -23,6 +23,11 @@ struct fuzz_rt {
 	sd_event_source *timer;
 	uint64_t execs, rejected, interrupted;
 	unsigned int deferred;		/* replays put back in a row (our fault) */
+	bool unfinished;		/* res ran, but its move or record failed */
+	struct spool_result res;
+	bool stalled;			/* a spool failure was reported; cleared on success */
+	uint64_t stalls, pruned;
+	unsigned int since_prune;	/* results since the last prune */
 };
 
 struct kwd {
@@ -54,7 +59,8 @@ struct kwd {
 
 	sd_event_source *conf_src[_KW_KIND_MAX + 1];
 	sd_event_source *quiet;
-	uint64_t reloads, applies, config_errors, wprobe_hits;
+	uint64_t reloads, applies, config_errors, wprobe_hits, state_errors;
+	bool inforce_failing;		/* saving <state>/in-force fails */
 	uint64_t bench_left, bench_rate;
 	sd_event_source *bench;
 	sd_event_source *reload_cmd;	/* a reload command waiting its turn */
@@ -80,6 +86,10 @@ struct kwd {
 /* Encode and broadcast; takes ownership of ev. */
 void kwd_emit(struct kwd *d, json_object *ev);
 void kwd_status_notify(struct kwd *d);
+/* A state file (the set in force, the kmsg position) was saved (err 0) or
+ * not (-errno): a failure is said once per streak (journal, a state_error
+ * event), its end in the journal; *failing is the caller's streak. */
+void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err);
 
 /* reconcile.c */
 int kwd_reload(struct kwd *d, const char *why);

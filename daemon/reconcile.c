@@ -504,6 +504,9 @@ json_object *kwd_status(struct kwd *d)
 		kw_event_add_int(o, "rejected", spool_count(&z->spool, SPOOL_REJECTED));
 		kw_event_add_int(o, "interrupted", spool_count(&z->spool, SPOOL_INTERRUPTED));
 		kw_event_add_u64(o, "execs", z->execs);
+		kw_event_add_bool(o, "stalled", z->stalled);
+		kw_event_add_u64(o, "pruned", z->pruned);
+		kw_event_add_u64(o, "keep", z->file.fuzz.keep);
 		json_object_array_add(spools, o);
 	}
 	json_object_object_add(st, "files", files);
@@ -521,6 +524,7 @@ json_object *kwd_status(struct kwd *d)
 	kw_event_add_u64(st, "applies", d->applies);
 	kw_event_add_u64(st, "config_errors", d->config_errors);
 	kw_event_add_u64(st, "wprobe_hits", d->wprobe_hits);
+	kw_event_add_u64(st, "state_errors", d->state_errors);
 	kwbpf_status(d, st);
 	crash_status(d, st);
 	return st;

@@ -365,11 +365,113 @@ int spool_finish(struct spool *s, const char *name, int result, struct spool_res
 	ret->state = st;
 	ret->err = result < 0 ? result : 0;
 	r = move(s, name, SPOOL_INFLIGHT, st, ret->final_name, sizeof(ret->final_name));
-	if (r < 0)
+	if (r < 0 && !ret->final_name[0])
 		return r;
-	if (st == SPOOL_REJECTED)
+	/* Moved: only the record of why is left to write. */
+	ret->moved = true;
+	if (r == 0 && st == SPOOL_REJECTED)
 		r = write_errno(s, ret->final_name, result, NULL);
 	return r;
+}
+
+int spool_finish_again(struct spool *s, struct spool_result *ret)
+{
+	char name[NAME_MAX + 1];
+	int r;
+
+	if (!ret->moved) {
+		size_t size = ret->size;
+
+		snprintf(name, sizeof(name), "%s", ret->name);
+		r = spool_finish(s, name, ret->err, ret);
+		ret->size = size;
+		return r;
+	}
+	r = kw_fsync_dirfd(s->fd[ret->state]);
+	if (r == 0 && ret->state == SPOOL_REJECTED)
+		r = write_errno(s, ret->final_name, ret->err, ret->why[0] ? ret->why : NULL);
+	return r;
+}
+
+struct aged {
+	struct timespec t;
+	char name[NAME_MAX + 1];
+};
+
+static int cmp_aged(const void *a, const void *b)
+{
+	const struct aged *x = a, *y = b;
+
+	if (x->t.tv_sec != y->t.tv_sec)
+		return x->t.tv_sec < y->t.tv_sec ? -1 : 1;
+	if (x->t.tv_nsec != y->t.tv_nsec)
+		return x->t.tv_nsec < y->t.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Remove one kept entry (and its .errno): a refused directory only if empty. */
+static int remove_kept(int dfd, const char *name, bool rejected)
+{
+	char ename[NAME_MAX + 1];
+
+	if (unlinkat(dfd, name, 0) < 0 &&
+	    (errno != EISDIR || unlinkat(dfd, name, AT_REMOVEDIR) < 0))
+		return neg_errno();
+	if (rejected) {
+		snprintf(ename, sizeof(ename), "%.248s.errno", name);
+		if (unlinkat(dfd, ename, 0) < 0 && errno != ENOENT)
+			return neg_errno();
+	}
+	return 0;
+}
+
+int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigned int *removed)
+{
+	bool rejected = st == SPOOL_REJECTED;
+	_cleanup_free_ struct aged *v = NULL;
+	size_t n = 0, cap = 0, i;
+	struct dirent *de;
+	int err = 0, r;
+	DIR *d;
+
+	*removed = 0;
+	d = spool_opendir(s, st, &err);
+	if (!d)
+		return err;
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		struct stat sb;
+
+		if (de->d_name[0] == '.' ||
+		    (rejected && len > 6 && strcmp(de->d_name + len - 6, ".errno") == 0))
+			continue;
+		if (fstatat(s->fd[st], de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (n == cap) {
+			struct aged *t = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*v));
+
+			if (!t) {
+				err = -ENOMEM;
+				break;
+			}
+			v = t;
+		}
+		/* A move changes the inode's ctime: oldest moved in first. */
+		v[n].t = sb.st_ctim;
+		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		n++;
+	}
+	closedir(d);
+	if (err < 0 || n <= keep)
+		return err;
+	qsort(v, n, sizeof(*v), cmp_aged);
+	for (i = 0; i < n - keep; i++) {
+		r = remove_kept(s->fd[st], v[i].name, rejected);
+		if (r < 0 && r != -ENOENT && r != -ENOTEMPTY)
+			return r;
+		*removed += r == 0;
+	}
+	return 0;
 }
 
 int spool_refuse(struct spool *s, const char *name, const char *why, struct spool_result *ret)
@@ -382,9 +484,10 @@ int spool_refuse(struct spool *s, const char *name, const char *why, struct spoo
 	ret->state = SPOOL_REJECTED;
 	ret->err = -EINVAL;
 	r = move(s, name, SPOOL_QUEUED, SPOOL_REJECTED, ret->final_name, sizeof(ret->final_name));
-	if (r < 0)
+	if (r < 0 && !ret->final_name[0])
 		return r;
-	return write_errno(s, ret->final_name, -EINVAL, why);
+	ret->moved = true;
+	return r < 0 ? r : write_errno(s, ret->final_name, -EINVAL, why);
 }
 
 int spool_created(struct spool *s, const char *name, struct spool_result *ret)

@@ -62,6 +62,7 @@ struct spool_result {
 	char final_name[NAME_MAX + 1];	/* its name in done/, rejected/, ... */
 	bool prev_boot;			/* INTERRUPTED: claimed in an earlier boot */
 	char why[96];			/* REJECTED unread: why it is no blob */
+	bool moved;			/* in its final directory (finish) */
 };
 
 int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat);
@@ -95,7 +96,13 @@ int spool_unclaim(struct spool *s, const char *name);
  * error reading the blob), not the kernel's verdict on the blob: such a
  * blob is not to be rejected but retried. */
 int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours);
+/* Move a claimed blob to done/ or rejected/ (+ NAME.errno).  On failure
+ * *ret says how far it got (moved); spool_finish_again() completes it. */
 int spool_finish(struct spool *s, const char *name, int result, struct spool_result *ret);
+int spool_finish_again(struct spool *s, struct spool_result *ret);
+/* Keep at most @keep entries in a state's directory: the oldest moved in
+ * go (with their .errno); *removed says how many. */
+int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigned int *removed);
 
 /* next + claim + exec + finish: -ENOENT when the spool is empty; a
  * failure of the daemon's own puts the blob back and is returned. */

@@ -218,6 +218,10 @@ static void spool_paths(void **state)
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nspool = /srv//x\n", &f), -EINVAL);
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nproducer_group = fuzz-ers\n", &f), 0);
 	assert_string_equal(f.fuzz.producer_group, "fuzz-ers");
+	assert_int_equal(f.fuzz.keep, KW_FUZZ_KEEP_DEFAULT);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nkeep = 0\n", &f), 0);
+	assert_int_equal(f.fuzz.keep, 0);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nkeep = 10000001\n", &f), -EINVAL);
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nproducer_group = ../x\n", &f), -EINVAL);
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nproducer_group = -x\n", &f), -EINVAL);
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = t\nproducer_group = "

@@ -126,6 +126,18 @@ static void round_trip(void **state)
 	kw_texts_free(&t2);
 }
 
+/* kwatchd.c's report of a state file saved or not (this test does not
+ * link the daemon's main file): the last outcome, to assert on. */
+static int saved_err = 1;
+
+void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
+{
+	(void)d;
+	(void)path;
+	saved_err = err;
+	*failing = err < 0;
+}
+
 static struct kwd *new_kwd(void)
 {
 	struct kwd *d = calloc(1, sizeof(*d));
@@ -521,6 +533,29 @@ static void daemon_load_refused(void **state)
 	free_kwd(d);
 }
 
+/* A save that fails (the state directory is gone) is reported, not only
+ * logged, and the next good save ends the streak. */
+static void failed_save_reported(void **state)
+{
+	struct kwd *d = new_kwd();
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	kwd_inforce_save(d);
+	assert_int_equal(saved_err, 0);
+	assert_false(d->inforce_failing);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", d->state_dir);
+	assert_int_equal(system(cmd), 0);
+	kwd_inforce_save(d);
+	assert_true(saved_err < 0);
+	assert_true(d->inforce_failing);
+	assert_int_equal(kw_mkdir_p(d->state_dir, 0755), 0);
+	kwd_inforce_save(d);
+	assert_int_equal(saved_err, 0);
+	assert_false(d->inforce_failing);
+	free_kwd(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -535,6 +570,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(old_binary_file_refused, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(daemon_load_refused, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(failed_save_reported, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

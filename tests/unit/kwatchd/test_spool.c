@@ -413,6 +413,80 @@ static void spool_ownership_checked(void **state)
 	assert_int_equal(spool_open(&s, path, input, 1), -ENOTDIR);
 }
 
+/* A result whose record cannot be written (here a directory squats on
+ * NAME.errno; on a full disk, ENOSPC) says how far it got, and is
+ * completed later: the blob is never left in inflight/. */
+static void finish_completed_later(void **state)
+{
+	char dir[256], input[256], path[512], *text = NULL;
+	struct spool_result res;
+	struct spool s;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/f", root);
+	snprintf(input, sizeof(input), "%s/missing/input", root);
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	put(dir, "x", "blob");
+	snprintf(path, sizeof(path), "%s/rejected/x.errno", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	assert_int_equal(spool_claim(&s, "x"), 0);
+	assert_true(spool_finish(&s, "x", -ENOENT, &res) < 0);
+	assert_true(res.moved);
+	assert_true(exists(dir, "rejected", "x"));
+	assert_false(exists(dir, "inflight", "x"));
+	assert_true(spool_finish_again(&s, &res) < 0);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(spool_finish_again(&s, &res), 0);
+	assert_int_equal(kw_read_file(path, 100, &text, NULL), 0);
+	assert_int_equal(strncmp(text, "2 ", 2), 0);
+	free(text);
+	spool_close(&s);
+}
+
+/* done/ and rejected/ keep the newest entries; a rejected blob goes with
+ * its .errno. */
+static void prune_keeps_the_newest(void **state)
+{
+	char dir[256], input[256], name[8];
+	struct spool_result res;
+	unsigned int removed;
+	struct spool s;
+	int i;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/p", root);
+	snprintf(input, sizeof(input), "%s/input", root);
+	fclose(fopen(input, "w"));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	for (i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "%c", 'a' + i);
+		put(dir, name, "blob");
+		assert_int_equal(spool_step(&s, &res), 0);
+	}
+	assert_int_equal(spool_prune(&s, SPOOL_DONE, 4, &removed), 0);
+	assert_int_equal(removed, 6);
+	assert_int_equal(spool_count(&s, SPOOL_DONE), 4);
+	assert_false(exists(dir, "done", "f"));
+	assert_true(exists(dir, "done", "g"));
+	assert_true(exists(dir, "done", "j"));
+	assert_int_equal(spool_prune(&s, SPOOL_DONE, 4, &removed), 0);
+	assert_int_equal(removed, 0);
+	spool_close(&s);
+
+	snprintf(input, sizeof(input), "%s/missing/input", root);
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	put(dir, "r1", "x");
+	put(dir, "r2", "x");
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_int_equal(spool_prune(&s, SPOOL_REJECTED, 1, &removed), 0);
+	assert_int_equal(removed, 1);
+	assert_false(exists(dir, "rejected", "r1"));
+	assert_false(exists(dir, "rejected", "r1.errno"));
+	assert_true(exists(dir, "rejected", "r2.errno"));
+	spool_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -420,6 +494,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unfit_entries_refused, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(spool_ownership_checked, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(finish_completed_later, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(prune_keeps_the_newest, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(written_in_place_refused, tmpdir_setup,
 						tmpdir_teardown),

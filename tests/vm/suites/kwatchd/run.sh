@@ -360,6 +360,42 @@ t_spool_not_ours_refused() {
 	rm -rf $sp
 }
 
+# A spool on a full file system: a blob whose result cannot be recorded
+# (its rejected/NAME.errno) pauses the replay with one fuzz_stalled event;
+# the daemon keeps answering, and once there is room the result is
+# recorded and reported, with fuzz_resumed, and nothing is left in flight.
+t_spool_on_a_full_disk() {
+	local sp=/var/lib/kwatchd/spool/full
+	mkdir -p $sp && mount -t tmpfs -o size=256k,mode=0700 kwfull $sp || fail "mount a tmpfs" || return 1
+	# A new mount namespace for the service, with the tmpfs in it.
+	systemctl restart kwatchd || { umount $sp; fail "restart"; return 1; }
+	follow_start
+	put $CONF/fuzz.d full.conf "[fuzz]\ntarget = fullt\nspool = $sp\n"
+	wait_for 5 test -d $sp/tmp || { follow_stop; umount $sp; fail "spool not started"; return 1; }
+	printf 'blob-on-a-full-disk\n' >$sp/tmp/b1
+	dd if=/dev/zero of=$sp/tmp/filler bs=4k 2>/dev/null
+	df -k $sp | tail -n1
+	mv $sp/tmp/b1 $sp/b1
+	wait_for 10 sh -c "grep -q '\"type\":\"fuzz_stalled\"' $EV" ||
+		{ follow_stop; umount $sp; fail "no fuzz_stalled event"; return 1; }
+	events_of fuzz_stalled
+	expect_eq "kwatchd on a full spool" "$(systemctl is-active kwatchd)" active || { follow_stop; umount $sp; return 1; }
+	kwatchctl status -r | grep -q '"stalled":true' || { follow_stop; umount $sp; fail "status does not say stalled"; return 1; }
+	! events_of fuzz_rejected | grep -q '"blob":"b1"' || { follow_stop; umount $sp; fail "b1 reported before its result was recorded"; return 1; }
+	rm -f $sp/tmp/filler
+	wait_for 10 sh -c "grep -q '\"type\":\"fuzz_rejected\".*\"blob\":\"b1\"' $EV" ||
+		{ follow_stop; umount $sp; fail "no fuzz_rejected for b1 once there was room"; return 1; }
+	wait_for 5 sh -c "grep -q '\"type\":\"fuzz_resumed\"' $EV"
+	follow_stop
+	echo "rejected/b1.errno: $(cat $sp/rejected/b1.errno 2>&1)"
+	grep -q '^2 ' $sp/rejected/b1.errno || { umount $sp; fail "b1's record not written"; return 1; }
+	[ ! -e $sp/inflight/b1 ] || { umount $sp; fail "b1 left in flight"; return 1; }
+	events_of fuzz_resumed | grep -q . || { umount $sp; fail "no fuzz_resumed"; return 1; }
+	rm -f $CONF/fuzz.d/full.conf
+	sleep 1
+	umount $sp && rmdir $sp
+}
+
 t_kill9_during_replay_loses_nothing() {
 	local pid before after
 	before=$(ls $SPOOL/done | wc -l)
