@@ -164,36 +164,81 @@ static const char *serialise(json_object *o, size_t *len)
 						 JSON_C_TO_STRING_NOSLASHESCAPE, len);
 }
 
-/* Cut the longest string field of the payload; false if none is left to cut. */
-static bool cut_longest(json_object *payload)
+/* What a member costs in the line: a string its length, else its JSON. */
+static size_t cost(json_object *v)
 {
-	json_object *longest = NULL;
-	size_t best = 0, keep;
-	const char *s;
+	size_t n = 0;
 
-	json_object_object_foreach(payload, key, val) {
-		(void)key;
-		if (json_object_is_type(val, json_type_string) &&
-		    (size_t)json_object_get_string_len(val) > best) {
-			best = json_object_get_string_len(val);
-			longest = val;
-		}
-	}
-	if (!longest || best < 16)
-		return false;
-	s = json_object_get_string(longest);
-	keep = best / 2;
+	if (json_object_is_type(v, json_type_string))
+		return json_object_get_string_len(v);
+	if (json_object_is_type(v, json_type_array) || json_object_is_type(v, json_type_object))
+		serialise(v, &n);
+	return n;
+}
+
+static bool halve_string(json_object *str)
+{
+	size_t len = json_object_get_string_len(str), keep = len / 2;
+	const char *s = json_object_get_string(str);
+	_cleanup_free_ char *cut = NULL;
+
 	/* Back off to a UTF-8 character boundary. */
 	while (keep > 0 && ((unsigned char)s[keep] & 0xc0) == 0x80)
 		keep--;
-	{
-		_cleanup_free_ char *cut = strndup(s, keep);
-
-		if (!cut)
-			return false;
-		json_object_set_string(longest, cut);
-	}
+	cut = strndup(s, keep);
+	if (!cut)
+		return false;
+	json_object_set_string(str, cut);
 	return true;
+}
+
+static bool cut_in(json_object *v, json_object *payload, const char *key);
+
+/* The second half of an array goes; "<key>_omitted" counts what went. */
+static bool halve_array(json_object *arr, json_object *payload, const char *key)
+{
+	size_t n = json_object_array_length(arr), drop = (n + 1) / 2;
+	char name[96];
+	json_object *old;
+	uint64_t before = 0;
+
+	if (n == 1)
+		return cut_in(json_object_array_get_idx(arr, 0), payload, key);
+	if (n == 0 || json_object_array_del_idx(arr, n - drop, drop) < 0)
+		return false;
+	snprintf(name, sizeof(name), "%.80s_omitted", key);
+	if (json_object_object_get_ex(payload, name, &old))
+		before = json_object_get_uint64(old);
+	json_object_object_add(payload, name, json_object_new_uint64(before + drop));
+	return true;
+}
+
+/* Make v smaller: halve a string, an array, or the biggest member of an
+ * object; false when nothing worth cutting is left. */
+static bool cut_in(json_object *v, json_object *payload, const char *key)
+{
+	json_object *biggest = NULL;
+	const char *bkey = key;
+	size_t best = 0;
+
+	if (json_object_is_type(v, json_type_string))
+		return json_object_get_string_len(v) >= 16 && halve_string(v);
+	if (json_object_is_type(v, json_type_array))
+		return halve_array(v, payload, key);
+	if (!json_object_is_type(v, json_type_object))
+		return false;
+	json_object_object_foreach(v, k, val) {
+		size_t c = cost(val);
+
+		if (strstr(k, "_omitted") || c <= best)
+			continue;
+		best = c;
+		biggest = val;
+		bkey = k;
+	}
+	if (!biggest || best < 16)
+		return false;
+	return cut_in(biggest, payload, bkey);
 }
 
 int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
@@ -245,7 +290,7 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 			goto out;
 		if (len + 1 <= KW_EVENT_MAX)
 			break;
-		if (!cut_longest(ev)) {
+		if (!cut_in(ev, ev, "")) {
 			/* Nothing left to cut: keep only the type. */
 			json_object *bare = json_object_new_object();
 

@@ -45,8 +45,9 @@ int kw_event_add_bool(json_object *ev, const char *key, int val);
 /* Assign the next seq (or reuse_seq when non-zero: replies and per-client
  * lost records stand in for an existing position in the stream), add the
  * common fields and serialise.  Takes ownership of ev.  Lines that would
- * exceed KW_EVENT_MAX have their longest strings cut and carry
- * "truncated":true. */
+ * exceed KW_EVENT_MAX carry "truncated":true and have their biggest member
+ * cut, again and again: a string halved, an array's second half dropped
+ * (counted in "<key>_omitted"), an object's biggest member cut in turn. */
 int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 		    struct ev_buf **ret);
 

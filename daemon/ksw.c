@@ -9,11 +9,11 @@
 #include "util.h"
 
 /* The file has one opener at a time: a reader (cat, a collector) holding
- * it makes our open fail with EBUSY.  Such holds are short; wait them out
- * for up to KSW_BUSY_TRIES * KSW_BUSY_WAIT_NS rather than report a failed
- * arm or, worse, believe a disarm that never happened. */
-#define KSW_BUSY_TRIES		200
-#define KSW_BUSY_WAIT_NS	10000000L	/* 10 ms: 2 s in all */
+ * it makes our open fail with EBUSY.  Most holds are short: wait up to
+ * KSW_BUSY_TRIES * KSW_BUSY_WAIT_NS here, in the event loop; a longer one
+ * is -EBUSY to the caller, which retries from a timer (reconcile.c). */
+#define KSW_BUSY_TRIES		10
+#define KSW_BUSY_WAIT_NS	10000000L	/* 10 ms: 100 ms in all */
 
 static void ksw_busy_wait(void)
 {

@@ -22,6 +22,9 @@
 #include "wprobe.h"
 
 #define BENCH_CHUNK 32
+/* kwatchd.conf is unusable: EX_CONFIG (sysexits.h), which systemd does not
+ * restart on (a restart would fail the same way). */
+#define KWD_EXIT_CONFIG 78
 #define RELOAD_CMD_INTERVAL_USEC 1000000ULL
 
 void kwd_emit(struct kwd *d, json_object *ev)
@@ -449,7 +452,7 @@ int main(int argc, char **argv)
 	kw_event_ctx_init(&d.ectx);
 	r = load_settings(&d);
 	if (r < 0)
-		goto out;
+		return KWD_EXIT_CONFIG;	/* not restarted: the unit's RestartPreventExitStatus */
 
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
@@ -537,6 +540,7 @@ out:
 	sd_event_source_disable_unref(d.quiet);
 	sd_event_source_disable_unref(d.bench);
 	sd_event_source_disable_unref(d.reload_cmd);
+	sd_event_source_disable_unref(d.ksw_retry);
 	for (opt = 0; opt <= _KW_KIND_MAX; opt++)
 		sd_event_source_disable_unref(d.conf_src[opt]);
 	sd_event_unref(d.ev);

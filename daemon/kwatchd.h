@@ -46,6 +46,10 @@ struct kwd {
 	size_t n_lastgood;
 	char armed_line[256];		/* what /proc/kstackwatch holds, "" if none */
 	char armed_file[NAME_MAX + 1];
+	/* /proc/kstackwatch was held open by a reader (EBUSY): a disarm not
+	 * done yet, or an apply to try again, from this timer. */
+	sd_event_source *ksw_retry;
+	bool ksw_disarm_pending, ksw_reload_wanted;
 
 	struct fuzz_rt **fuzz;		/* one per started fuzz file */
 	size_t n_fuzz;

@@ -80,11 +80,70 @@ static void drop_next(struct kw_plan *p, size_t i)
 
 static int pipe_open(struct kwd *d);
 
+#define KSW_RETRY_USEC 200000
+
+static void watch_gone(struct kwd *d)
+{
+	json_object *ev = kw_event_new("watch_disarmed");
+
+	if (ev) {
+		char path[PATH_MAX + NAME_MAX + 16];
+
+		snprintf(path, sizeof(path), "%s/watch.d/%s", d->confdir, d->armed_file);
+		kw_event_add_str(ev, "kind", kw_kind_name[KW_WATCH]);
+		kw_event_add_str(ev, "file", path);
+		kw_event_add_str(ev, "line", d->armed_line);
+		kwd_emit(d, ev);
+	}
+	log_info("watch disarmed (%s)", d->armed_file);
+	d->armed_line[0] = '\0';
+	d->armed_file[0] = '\0';
+}
+
+/* A reader let go of /proc/kstackwatch: finish what it held up. */
+static int on_ksw_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct kwd *d = userdata;
+	int r;
+
+	(void)usec;
+	if (d->ksw_disarm_pending) {
+		r = ksw_disarm(d->set.kstackwatch);
+		if (r == -EBUSY) {
+			sd_event_source_set_time_relative(s, KSW_RETRY_USEC);
+			sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+			return 0;
+		}
+		d->ksw_disarm_pending = false;
+		if (r < 0)
+			log_warning_errno(r, "disarming %s: %m, giving up", d->set.kstackwatch);
+		else
+			watch_gone(d);
+	}
+	if (d->ksw_reload_wanted) {
+		d->ksw_reload_wanted = false;
+		kwd_reload(d, "retry");
+	}
+	return 0;
+}
+
+static void ksw_retry_later(struct kwd *d, uint64_t usec)
+{
+	if (!d->ksw_retry &&
+	    sd_event_add_time_relative(d->ev, &d->ksw_retry, CLOCK_MONOTONIC, usec, 0,
+				       on_ksw_retry, d) < 0)
+		return;
+	sd_event_source_set_time_relative(d->ksw_retry, usec);
+	sd_event_source_set_enabled(d->ksw_retry, SD_EVENT_ONESHOT);
+}
+
 static int arm(struct kwd *d, const struct kw_file *f, char *line, size_t n)
 {
 	int r = ksw_arm(d->set.kstackwatch, &f->watch, line, n);
 
 	if (r == 0) {
+		/* The new line replaced whatever a pending disarm was for. */
+		d->ksw_disarm_pending = false;
 		snprintf(d->armed_line, sizeof(d->armed_line), "%s", line);
 		snprintf(d->armed_file, sizeof(d->armed_file), "%s", f->name);
 		obj_event(d, "watch_armed", f, "line", line);
@@ -97,12 +156,19 @@ static void disarm(struct kwd *d, const struct kw_file *f)
 {
 	int r = ksw_disarm(d->set.kstackwatch);
 
+	snprintf(d->armed_file, sizeof(d->armed_file), "%s", f->name);
+	if (r == -EBUSY) {
+		/* Still armed in the kernel: say so, and finish it later. */
+		if (!d->ksw_disarm_pending)
+			log_warning("disarming %s: %s is held open by a reader; retrying every %d ms",
+				    f->name, d->set.kstackwatch, KSW_RETRY_USEC / 1000);
+		d->ksw_disarm_pending = true;
+		ksw_retry_later(d, KSW_RETRY_USEC);
+		return;
+	}
 	if (r < 0)
 		log_warning_errno(r, "disarming %s: %m, ignoring", d->set.kstackwatch);
-	obj_event(d, "watch_disarmed", f, "line", d->armed_line);
-	log_info("watch disarmed (%s)", f->name);
-	d->armed_line[0] = '\0';
-	d->armed_file[0] = '\0';
+	watch_gone(d);
 }
 
 static int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
@@ -165,6 +231,11 @@ static int execute(struct kwd *d, struct kw_plan *p)
 			if (r == 0)
 				break;
 			kernel_failed(d, p, f, r, d->set.kstackwatch, line);
+			if (r == -EBUSY) {
+				/* A reader holds the file: apply again later. */
+				d->ksw_reload_wanted = true;
+				ksw_retry_later(d, 1000000);
+			}
 			/* Same file: its last good version goes back in.  Another
 			 * file: the kernel state is unknown, so disarm. */
 			o = kw_armed_watch(old, n_old);

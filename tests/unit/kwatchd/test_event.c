@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -95,6 +96,47 @@ static void size_limit(void **state)
 	free(big);
 }
 
+/* Bulk nested in arrays of objects (a status with 500 files) is cut where
+ * it is: the array's tail goes and is counted, the rest stays. */
+static void nested_bulk_cut_in_place(void **state)
+{
+	struct kw_event_ctx c = ctx();
+	json_object *ev = kw_event_new("status"), *files = json_object_new_array(), *back, *v;
+	struct ev_buf *b;
+	char name[64];
+	size_t kept;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 500; i++) {
+		json_object *f = json_object_new_object();
+
+		snprintf(name, sizeof(name), "watch-%03d.conf", i);
+		kw_event_add_str(f, "file", name);
+		kw_event_add_str(f, "state", "in force, a long enough description here");
+		kw_event_add_int(f, "line", i);
+		json_object_array_add(files, f);
+	}
+	json_object_object_add(ev, "files", files);
+	kw_event_add_u64(ev, "clients", 3);
+	assert_int_equal(kw_event_encode(&c, ev, 0, &b), 0);
+	print_message("status of 500 files: %zu bytes\n", b->len);
+	assert_true(b->len <= KW_EVENT_MAX);
+	assert_true(b->len > KW_EVENT_MAX / 4);
+	back = json_tokener_parse(b->data);
+	assert_non_null(back);
+	assert_true(json_object_object_get_ex(back, "truncated", &v));
+	assert_true(json_object_object_get_ex(back, "clients", &v));
+	assert_int_equal(json_object_get_int(v), 3);
+	assert_true(json_object_object_get_ex(back, "files", &v));
+	kept = json_object_array_length(v);
+	assert_true(kept >= 50);
+	assert_true(json_object_object_get_ex(back, "files_omitted", &v));
+	assert_int_equal(json_object_get_uint64(v) + kept, 500);
+	json_object_put(back);
+	ev_buf_unref(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -102,6 +144,7 @@ int main(void)
 		cmocka_unit_test(escaping),
 		cmocka_unit_test(utf8),
 		cmocka_unit_test(size_limit),
+		cmocka_unit_test(nested_bulk_cut_in_place),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,7 @@ need() {	# need FILE KEY=VALUE: the unit sets it
 }
 for kv in PrivateNetwork=yes IPAddressDeny=any UMask=0077 DevicePolicy=closed \
 	LimitNOFILE=1024 NoNewPrivileges=yes ProtectSystem=strict \
+	StartLimitIntervalSec=0 RestartPreventExitStatus=78 \
 	RestrictAddressFamilies=AF_UNIX MemoryDenyWriteExecute=yes \
 	"CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_ADMIN CAP_SYSLOG"; do
 	need "$d/kwatchd.service" "$kv"
@@ -29,6 +30,13 @@ done
 for kv in SocketGroup=kwatch SocketMode=0660 FileDescriptorName=events; do
 	need "$d/kwatchd.socket" "$kv"
 done
+
+# The exit status the unit does not restart on: an unusable kwatchd.conf.
+mkdir "$d/conf"
+printf 'garbage\n' >"$d/conf/kwatchd.conf"
+rc=0
+"$TOP/build/daemon/kwatchd" -c "$d/conf" 2>/dev/null || rc=$?
+[ "$rc" = 78 ] || { echo "FAIL: kwatchd with a bad kwatchd.conf exited $rc, not 78 (EX_CONFIG)"; fail=1; }
 
 sec=$(systemd-analyze security --offline=true "$d/kwatchd.service" 2>&1) || true
 level=$(echo "$sec" | sed -n 's/.*Overall exposure level for kwatchd.service: \([0-9.]*\).*/\1/p')

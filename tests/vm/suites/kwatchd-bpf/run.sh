@@ -244,6 +244,32 @@ t_daemon_killed_in_write_report_tied() {
 
 # A wprobe followed by BPF: a burst bigger than the ring buffer while the
 # daemon is stopped gives a lost record; delivered + lost = emitted.
+# A crash loop: six blobs that each oops in the daemon's write.  Each
+# start sets aside the blob it died in, so the spool empties: the unit
+# has no start limit to stop it half way (systemd's default, 5 starts in
+# 10 s, would), and the daemon is active at the end with every blob in
+# interrupted/ and nothing queued.
+t_crash_loop_empties_the_spool() {
+	local kft=/var/lib/kwatchd/test/kft sp=$SPOOLS/crashy i n0 n
+	mkdir -p $kft/crashy
+	ln -sfn $PLAT/crash $kft/crashy/input
+	write_conf "" "kfuzztest = $kft" || fail "restart" || return 1
+	put $CONF/fuzz.d crashy.conf '[fuzz]\ntarget = crashy\n'
+	wait_for 10 test -d $sp/done || { fail "spool not started"; diag; return 1; }
+	n0=$(systemctl show -p NRestarts --value kwatchd)
+	mkdir -p $sp/tmp
+	for i in 1 2 3 4 5 6; do printf 'null\n' >$sp/tmp/loop$i; done
+	mv $sp/tmp/loop* $sp/
+	wait_for 120 sh -c "[ \$(ls $sp/interrupted | grep -c '^loop') -ge 6 ] && systemctl is-active -q kwatchd" ||
+		{ fail "spool not emptied: $(ls $sp | tr '\n' ' ') / interrupted: $(ls $sp/interrupted | tr '\n' ' ')"; diag; return 1; }
+	n=$(systemctl show -p NRestarts --value kwatchd)
+	echo "restarts for 6 oopsing blobs: $((n - n0)); interrupted: $(ls $sp/interrupted | grep -c '^loop')"
+	rm -f $CONF/fuzz.d/crashy.conf
+	[ "$((n - n0))" -ge 6 ] || fail "fewer restarts than oopsing blobs" || return 1
+	expect_eq "queued" "$(ls $sp | grep -c '^loop')" 0 || return 1
+	expect_eq "kwatchd" "$(systemctl is-active kwatchd)" active
+}
+
 t_ring_buffer_lost_count() {
 	local n=3000 got lost
 	write_conf "ringbuf_kib = 4" || fail "restart with a 4 KiB ring" || return 1

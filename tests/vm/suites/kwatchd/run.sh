@@ -128,7 +128,7 @@ ksw_now() {
 ksw_is() { local v; v=$(ksw_now) && [ "$v" = "$1" ]; }
 
 real_kstackwatch_body() {
-	local line=$1 fn=${1%%+*} off=${1#*+}
+	local line=$1 fn=${1%%+*} off=${1#*+} n
 	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
 	wait_for 5 ksw_is "$line" || fail "not programmed: '$(ksw_now)'" || return 1
 	echo "programmed: $(ksw_now)"
@@ -137,14 +137,20 @@ real_kstackwatch_body() {
 	echo "disarmed when the file went"
 	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
 	wait_for 5 ksw_is "$line" || fail "not programmed again" || return 1
-	# A reader holds the file (the kernel allows one opener) while the
-	# file goes: the daemon waits its turn, and the disarm still happens.
+	# A reader holds the file (the kernel allows one opener) for 3 s while
+	# the file goes: the daemon keeps serving (status answers), does not
+	# claim a disarm that did not happen, and disarms once it may.
+	n=$(grep -c '"type":"watch_disarmed"' "$EV")
 	exec 3</proc/kstackwatch
 	rm -f $CONF/watch.d/r.conf
-	sleep 0.5
+	sleep 1
+	timeout 5 kwatchctl status -r | grep -q '"type":"status"' || { exec 3<&-; fail "no status while a reader held the file"; return 1; }
+	expect_eq "watch_disarmed events while still armed" "$(grep -c '"type":"watch_disarmed"' "$EV")" "$n" || { exec 3<&-; return 1; }
+	sleep 2
 	exec 3<&-
 	wait_for 5 ksw_is "" || fail "not disarmed after a reader held the file: '$(ksw_now)'" || return 1
-	echo "disarmed after a reader held /proc/kstackwatch for 0.5 s"
+	wait_for 3 sh -c "[ \$(grep -c '\"type\":\"watch_disarmed\"' $EV) -gt $n ]" || fail "no watch_disarmed once disarmed" || return 1
+	echo "disarmed after a reader held /proc/kstackwatch for 3 s (status served meanwhile)"
 	put $CONF/watch.d r.conf "[watch]\nfunction = $fn\nip_offset = $off\n"
 	wait_for 5 ksw_is "$line" || fail "not programmed a third time" || return 1
 	put $CONF/watch.d r.conf '[watch]\nfunction = no_such_function_kwatch\nip_offset = 4\n'
