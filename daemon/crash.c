@@ -21,6 +21,7 @@
 
 #include "crash.h"
 #include "kmsg.h"
+#include "ksym.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "pstore.h"
@@ -40,6 +41,9 @@ struct crash_rt {
 	bool have_seq;
 	char pos_path[PATH_MAX];
 	sd_event_source *pos_timer;	/* a deferred save of the position */
+	struct ksym ksym;		/* loaded when a frame needs it */
+	uint64_t ksym_loaded_usec;	/* 0: never */
+	bool ksym_ok;
 	bool pos_dirty, pos_failing;
 	uint64_t reports, repeats, tied, overruns, pstore;
 };
@@ -50,6 +54,29 @@ struct crash_origin {
 	const struct pstore_record *rec;
 	const char *panic;		/* the panic's first line */
 };
+
+/* --- frames ----------------------------------------------------------------- */
+
+#define KSYM_RELOAD_USEC 10000000ULL
+
+/* A frame printed at its symbol's end is a return trampoline standing in
+ * for the real caller when the symbol after it is one: kallsyms says,
+ * read when first needed and again (modules come and go) at most every
+ * 10 s when it does not know the symbol.  Without kallsyms it is kept. */
+static bool trampoline_after(const char *sym, void *ud)
+{
+	struct crash_rt *c = ud;
+	uint64_t now = kw_now_usec();
+
+	if (c->ksym_ok && ksym_after(&c->ksym, sym))
+		return ksym_trampoline_after(&c->ksym, sym);
+	if (c->ksym_loaded_usec && now - c->ksym_loaded_usec < KSYM_RELOAD_USEC)
+		return false;
+	c->ksym_loaded_usec = now;
+	ksym_free(&c->ksym);
+	c->ksym_ok = ksym_load(&c->ksym, c->d->set.kallsyms) == 0;
+	return c->ksym_ok && ksym_trampoline_after(&c->ksym, sym);
+}
 
 /* --- position ------------------------------------------------------------- */
 
@@ -455,6 +482,8 @@ int crash_open(struct kwd *d)
 	r = kmsg_parser_init(&c->parser);
 	if (r < 0)
 		goto fail;
+	c->parser.at_end_is_trampoline = trampoline_after;
+	c->parser.at_end_ud = c;
 	kmsg_dedup_init(&c->dedup);
 	if (d->state_dir[0])
 		snprintf(c->pos_path, sizeof(c->pos_path), "%.4000s/kmsg.pos", d->state_dir);
@@ -489,6 +518,7 @@ void crash_close(struct kwd *d)
 	close(c->fd);
 	kmsg_parser_free(&c->parser);
 	kmsg_dedup_free(&c->dedup);
+	ksym_free(&c->ksym);
 	free(c);
 	d->crash = NULL;
 }

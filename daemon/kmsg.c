@@ -169,6 +169,21 @@ static size_t frame_name(const char *s)
 	return len && prefix(s + len, "+0x") && strchr(s + len, '/') ? len : 0;
 }
 
+/* "+0xOFF/0xSIZE" with OFF == SIZE: the address is its symbol's end. */
+static bool at_end(const char *s)
+{
+	unsigned long long off, size;
+	char *e;
+
+	if (!prefix(s, "+0x"))
+		return false;
+	off = strtoull(s + 3, &e, 16);
+	if (!prefix(e, "/0x"))
+		return false;
+	size = strtoull(e + 3, NULL, 16);
+	return off == size;
+}
+
 static bool same_name(const char *sym, const char *name)
 {
 	size_t len = strcspn(sym, "+ \t");
@@ -368,8 +383,10 @@ static void trace_line(struct kmsg_parser *p, const char *l)
 		return;
 	}
 	len = frame_name(s);
-	if (len && p->nraw < KMSG_RAW_MAX)
+	if (len && p->nraw < KMSG_RAW_MAX) {
+		p->raw_at_end[p->nraw] = at_end(s + len);
 		copy(p->raw[p->nraw++], KMSG_NAME_MAX, s, len);
+	}
 }
 
 /* "Read of size 1 at addr ffff8880052e83a0 by task dd/350" */
@@ -484,8 +501,13 @@ static void finish(struct kmsg_parser *p, bool complete)
 	}
 	if (r->function[0] && !found)
 		add_frame(r, r->function);
-	for (; i < p->nraw; i++)
+	for (; i < p->nraw; i++) {
+		/* Not a caller: a return trampoline in its place. */
+		if (p->raw_at_end[i] && p->at_end_is_trampoline &&
+		    p->at_end_is_trampoline(p->raw[i], p->at_end_ud))
+			continue;
 		add_frame(r, p->raw[i]);
+	}
 
 	len = strlen(r->kind_name);
 	memcpy(r->key, r->kind_name, len + 1);

@@ -101,6 +101,14 @@ struct kmsg_parser {
 	bool from_regs;			/* the trace starts at a RIP: line */
 	unsigned int nraw;
 	char raw[KMSG_RAW_MAX][KMSG_NAME_MAX];
+	bool raw_at_end[KMSG_RAW_MAX];	/* printed as "sym+0xN/0xN" */
+	/* public: may a frame printed at its symbol's end be dropped?  Such a
+	 * return address is the first byte of the next symbol: a return
+	 * trampoline standing in for the real one (kretprobe, rethook,
+	 * ftrace), which only the symbol table tells from a call that was
+	 * its function's last instruction (a noreturn call).  NULL: kept. */
+	bool (*at_end_is_trampoline)(const char *sym, void *ud);
+	void *at_end_ud;
 	unsigned int pending_lines;	/* a "=====" or "cut here" line and after */
 	size_t pending_len;
 	uint64_t pending_ts;

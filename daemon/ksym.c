@@ -202,3 +202,25 @@ int ksym_format(const struct ksym *k, uint64_t addr, char *buf, size_t n)
 		return -ENOBUFS;
 	return r;
 }
+
+const char *ksym_after(const struct ksym *k, const char *name)
+{
+	struct ksym_hit hit;
+	size_t i;
+
+	for (i = 0; i < k->n; i++) {
+		const struct ksym_sym *s = &k->sym[i];
+
+		if (s->name == KSYM_NONE || !s->size || strcmp(k->pool + s->name, name) != 0)
+			continue;
+		return ksym_lookup(k, s->addr + s->size, &hit) == 0 ? hit.name : NULL;
+	}
+	return NULL;
+}
+
+bool ksym_trampoline_after(const struct ksym *k, const char *name)
+{
+	const char *next = ksym_after(k, name);
+
+	return next && (strstr(next, "trampoline") || strcmp(next, "return_to_handler") == 0);
+}

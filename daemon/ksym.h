@@ -11,6 +11,7 @@
 #ifndef KW_KSYM_H
 #define KW_KSYM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,5 +47,14 @@ int ksym_lookup(const struct ksym *k, uint64_t addr, struct ksym_hit *hit);
 /* Write "func+0xoff/0xsize [mod]" into buf of size n and return 0, or
  * "0xaddr" and -ENOENT; -ENOBUFS if the text was cut to fit. */
 int ksym_format(const struct ksym *k, uint64_t addr, char *buf, size_t n);
+
+/* The text symbol that starts where text symbol @name ends (the first of
+ * that name), NULL if none is known. */
+const char *ksym_after(const struct ksym *k, const char *name);
+
+/* The symbol after @name is a return trampoline (kretprobe, rethook,
+ * ftrace's return_to_handler): a stack address printed as name+SIZE/SIZE
+ * is that trampoline, standing in for a caller, not a call of name's. */
+bool ksym_trampoline_after(const struct ksym *k, const char *name);
 
 #endif

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "kmsg.h"
+#include "ksym.h"
 #include "util.h"
 
 #define GOT_MAX 4
@@ -62,6 +63,17 @@ static void feed_text(struct kmsg_parser *p, struct got *g, const char *text)
 	}
 }
 
+/* The guest's symbols around its return trampoline (data/README). */
+static struct ksym syms;
+
+static bool trampoline(const char *sym, void *ud)
+{
+	(void)ud;
+	if (!syms.n)
+		assert_int_equal(ksym_load(&syms, KW_TEST_DATA "/kallsyms_trampoline"), 0);
+	return ksym_trampoline_after(&syms, sym);
+}
+
 /* All of text, then EOF. */
 static struct got *parse(const char *text)
 {
@@ -70,6 +82,7 @@ static struct got *parse(const char *text)
 
 	assert_non_null(g);
 	assert_int_equal(kmsg_parser_init(&p), 0);
+	p.at_end_is_trampoline = trampoline;
 	feed_text(&p, g, text);
 	assert_int_equal(kmsg_flush(&p, collect, g), 0);
 	kmsg_parser_free(&p);
@@ -216,16 +229,20 @@ static const struct want recorded[] = {
 		"silent_corruption_corrupting+0x1e/0x20", "", "silent_corruption_victim",
 		KMSG_ACCESS_WRITE, 8, 0xffff888008007cb0, 0, 61,
 		"kstackwatch:silent_corruption_corrupting:silent_corruption_victim:"
-		"trace_clock_x86_tsc",
-		{ "silent_corruption_corrupting", "silent_corruption_victim", "trace_clock_x86_tsc",
-		  "test_proc_write", "proc_reg_write", "vfs_write", "ksys_write", "do_syscall_64" },
+		"test_proc_write",
+		{ "silent_corruption_corrupting", "silent_corruption_victim",
+		  "test_proc_write", "proc_reg_write", "vfs_write", "ksys_write", "do_syscall_64",
+		  "entry_SYSCALL_64_after_hwframe" },
 	}, {
 		"kstackwatch_canary.console", 1, 0, KMSG_KSTACKWATCH,
 		"KStackWatch: caught stack corruption", "ksw_watch_fire",
 		"ksw_watch_fire+0x2f/0x50", "", "canary_test_write",
 		KMSG_ACCESS_WRITE, 8, 0xffff88800533fcd0, 0, 58,
-		"kstackwatch:ksw_watch_fire:canary_test_write:trace_clock_x86_tsc",
-		{ "ksw_watch_fire", "canary_test_write", "trace_clock_x86_tsc", "proc_reg_write",
+		/* The exit probe's rethook trampoline stands where
+		 * canary_test_write's return address into test_proc_write was
+		 * ("trace_clock_x86_tsc+0x10/0x10"): not a caller. */
+		"kstackwatch:ksw_watch_fire:canary_test_write:proc_reg_write",
+		{ "ksw_watch_fire", "canary_test_write", "proc_reg_write",
 		  "vfs_write", "ksys_write", "do_syscall_64", "entry_SYSCALL_64_after_hwframe" },
 	}, {
 		/* ts: of the cut-here line. */
@@ -613,9 +630,35 @@ static void callback_error(void **state)
 	kmsg_parser_free(&p);
 }
 
+/* A frame printed at its symbol's end is dropped only when kallsyms says
+ * a return trampoline follows that symbol; a noreturn call that was its
+ * function's last instruction is a real caller and stays. */
+static void frame_at_symbol_end(void **state)
+{
+	static const char text[] =
+		"[    1.000000] ------------[ cut here ]------------\n"
+		"[    1.000001] WARNING: CPU: 0 PID: 1 at lib/x.c:3 xf+0x1/0x8\n"
+		"[    1.000002] Call Trace:\n"
+		"[    1.000003]  <TASK>\n"
+		"[    1.000004]  noreturn_caller+0x40/0x40\n"
+		"[    1.000005]  trace_clock_x86_tsc+0x10/0x10\n"
+		"[    1.000006]  yf+0x2/0x9\n"
+		"[    1.000007]  </TASK>\n"
+		"[    1.000008] ---[ end trace 0000000000000000 ]---\n";
+	struct got *g;
+
+	(void)state;
+	g = parse(text);
+	assert_int_equal(g->n, 1);
+	assert_string_equal(g->r[0].key, "warning:xf:noreturn_caller:yf");
+	assert_int_equal(g->r[0].nframes, 3);
+	free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(frame_at_symbol_end),
 		cmocka_unit_test(strip),
 		cmocka_unit_test(kmsg_records),
 		cmocka_unit_test(recorded_reports),

@@ -80,13 +80,14 @@ t_setup() {
 # Each KStackWatch test: a catch event naming the watched function, the
 # corrupting instruction's function, and a stack that starts there.
 catch_case() { # TEST CORRUPTER CALLER
-	local line ev stack
+	local line ev stack frames
 	line=$(line_for "$1")
 	put $CONF/watch.d w.conf "$(watch_file_of "$line")"
 	wait_for 5 grep -qxF "$line" $KSW || fail "$1: '$line' not armed: '$(cat $KSW)'" || return 1
 	follow_start
 	echo "$1" >$KT
 	wait_for 10 grep -q '"type":"catch"' "$EV"
+	wait_for 10 grep -q '"type":"crash".*"kind":"kstackwatch"' "$EV"
 	follow_stop
 	rm $CONF/watch.d/w.conf
 	wait_for 5 disarmed || fail "not disarmed: '$(cat $KSW)'" || return 1
@@ -105,6 +106,14 @@ catch_case() { # TEST CORRUPTER CALLER
 	fi
 	echo "$stack" | grep -q '^vfs_write+0x' || fail "$1: the stack does not reach vfs_write" || return 1
 	echo "$1: top frames $(echo "$stack" | head -n3 | xargs)"
+	# The kernel's own report of the same catch: its frames and key are
+	# only what is reliable (the exit probe's rethook trampoline, printed
+	# as trace_clock_x86_tsc+0x10/0x10, is not a caller).
+	frames=$(events_of crash | grep '"kind":"kstackwatch"' | head -n1 | grep -o '"frames":\[[^]]*\]')
+	echo "$1: crash $frames"
+	[ -n "$frames" ] || fail "$1: no crash event of kind kstackwatch" || return 1
+	! echo "$frames" | grep -q trace_clock_x86_tsc || fail "$1: crash frames name the trampoline's neighbour" || return 1
+	echo "$frames" | grep -q "\"${line%%+*}\"" || fail "$1: crash frames lack the watched function"
 }
 
 t_catch_canary_write() { catch_case test0 ksw_watch_fire canary_test_write; }
