@@ -41,9 +41,6 @@ struct crash_rt {
 	bool have_seq;
 	char pos_path[PATH_MAX];
 	sd_event_source *pos_timer;	/* a deferred save of the position */
-	struct ksym ksym;		/* loaded when a frame needs it */
-	uint64_t ksym_loaded_usec;	/* 0: never */
-	bool ksym_ok;
 	bool pos_dirty, pos_failing;
 	uint64_t reports, repeats, tied, overruns, pstore;
 };
@@ -57,25 +54,23 @@ struct crash_origin {
 
 /* --- frames ----------------------------------------------------------------- */
 
-#define KSYM_RELOAD_USEC 10000000ULL
-
 /* A frame printed at its symbol's end is a return trampoline standing in
- * for the real caller when the symbol after it is one: kallsyms says,
- * read when first needed and again (modules come and go) at most every
- * 10 s when it does not know the symbol.  Without kallsyms it is kept. */
+ * for the real caller when the symbol after it is one: kallsyms says (the
+ * daemon's table, shared with the BPF stacks).  Without it, it is kept. */
 static bool trampoline_after(const char *sym, void *ud)
 {
 	struct crash_rt *c = ud;
-	uint64_t now = kw_now_usec();
+	struct kwd *d = c->d;
+	const struct ksym *k;
+	bool warn;
 
-	if (c->ksym_ok && ksym_after(&c->ksym, sym))
-		return ksym_trampoline_after(&c->ksym, sym);
-	if (c->ksym_loaded_usec && now - c->ksym_loaded_usec < KSYM_RELOAD_USEC)
-		return false;
-	c->ksym_loaded_usec = now;
-	ksym_free(&c->ksym);
-	c->ksym_ok = ksym_load(&c->ksym, c->d->set.kallsyms) == 0;
-	return c->ksym_ok && ksym_trampoline_after(&c->ksym, sym);
+	k = ksym_cache_get(&d->syms, d->set.kallsyms, kw_now_usec(), false, &warn);
+	if (!k || !ksym_after(k, sym))
+		k = ksym_cache_get(&d->syms, d->set.kallsyms, kw_now_usec(), true, &warn);
+	if (warn)
+		log_warning("no symbols from %s: frames at a symbol's end are kept",
+			    d->set.kallsyms);
+	return k && ksym_trampoline_after(k, sym);
 }
 
 /* --- position ------------------------------------------------------------- */
@@ -518,7 +513,6 @@ void crash_close(struct kwd *d)
 	close(c->fd);
 	kmsg_parser_free(&c->parser);
 	kmsg_dedup_free(&c->dedup);
-	ksym_free(&c->ksym);
 	free(c);
 	d->crash = NULL;
 }

@@ -224,3 +224,24 @@ bool ksym_trampoline_after(const struct ksym *k, const char *name)
 
 	return next && (strstr(next, "trampoline") || strcmp(next, "return_to_handler") == 0);
 }
+
+const struct ksym *ksym_cache_get(struct ksym_cache *c, const char *path, uint64_t now_usec,
+				  bool miss, bool *warn)
+{
+	*warn = false;
+	if (c->tried && (!miss || now_usec - c->loaded_usec < KSYM_RELOAD_USEC))
+		return c->ok ? &c->k : NULL;
+	c->tried = true;
+	c->loaded_usec = now_usec;
+	ksym_free(&c->k);
+	c->ok = ksym_load(&c->k, path) == 0;
+	if (!c->ok && !c->warned)
+		*warn = c->warned = true;
+	return c->ok ? &c->k : NULL;
+}
+
+void ksym_cache_free(struct ksym_cache *c)
+{
+	ksym_free(&c->k);
+	memset(c, 0, sizeof(*c));
+}

@@ -57,4 +57,22 @@ const char *ksym_after(const struct ksym *k, const char *name);
  * is that trampoline, standing in for a caller, not a call of name's. */
 bool ksym_trampoline_after(const struct ksym *k, const char *name);
 
+/*
+ * One symbol table for the daemon, read when first needed.  Modules come
+ * and go: a caller that missed asks again with miss set, which reloads
+ * the file if the last load is KSYM_RELOAD_USEC old or more.  NULL while
+ * no table could be read (*warn is set the first time, to say so once).
+ */
+#define KSYM_RELOAD_USEC 1000000ULL
+
+struct ksym_cache {
+	struct ksym k;
+	uint64_t loaded_usec;		/* CLOCK_MONOTONIC of the last load */
+	bool tried, ok, warned;
+};
+
+const struct ksym *ksym_cache_get(struct ksym_cache *c, const char *path, uint64_t now_usec,
+				  bool miss, bool *warn);
+void ksym_cache_free(struct ksym_cache *c);
+
 #endif

@@ -541,6 +541,7 @@ out:
 	sd_event_source_disable_unref(d.bench);
 	sd_event_source_disable_unref(d.reload_cmd);
 	sd_event_source_disable_unref(d.ksw_retry);
+	ksym_cache_free(&d.syms);
 	for (opt = 0; opt <= _KW_KIND_MAX; opt++)
 		sd_event_source_disable_unref(d.conf_src[opt]);
 	sd_event_unref(d.ev);

@@ -9,6 +9,7 @@
 #include "apply.h"
 #include "config.h"
 #include "event.h"
+#include "ksym.h"
 #include "server.h"
 #include "spool.h"
 
@@ -72,6 +73,7 @@ struct kwd {
 	bool stopping;
 
 	struct kwbpf *bpf;		/* NULL: no BPF programs */
+	struct ksym_cache syms;		/* kallsyms, for BPF stacks and crash frames */
 	unsigned int n_recovered;	/* blobs found in flight at start-up */
 	struct crash_rt *crash;		/* NULL: no crash capture */
 	/* The blob that kernel reports and BPF records are tied to: the one

@@ -32,7 +32,6 @@
 #include "wprobe.h"
 
 #define KWB_MAX_WPROBES 16
-#define KSYM_RELOAD_USEC 1000000
 
 enum kwb_prog { P_CATCH, P_FUZZ_ENTRY, P_FUZZ_DONE, P_WPROBE, _P_MAX };
 
@@ -57,9 +56,6 @@ struct kwbpf {
 		char name[KW_NAME_MAX + 1];
 		struct bpf_link *link;
 	} wp[KWB_MAX_WPROBES];
-	struct ksym ksym;
-	bool ksym_ok, ksym_warned;
-	uint64_t ksym_loaded_usec;
 	uint64_t records[_P_MAX], lost_reported;
 	int ncpus;
 };
@@ -104,24 +100,21 @@ static void attach_event(struct kwd *d, const char *type, const char *prog, cons
 /* Modules come and go: a miss reloads kallsyms, at most once a second. */
 static void sym(struct kwbpf *b, uint64_t addr, char *buf, size_t n)
 {
+	struct kwd *d = b->d;
+	const struct ksym *k;
 	uint64_t now = 0;
+	bool warn;
 
-	sd_event_now(b->d->ev, CLOCK_MONOTONIC, &now);
+	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
 	/* -ENOBUFS: found, the name cut to fit. */
-	if (b->ksym_ok && ksym_format(&b->ksym, addr, buf, n) != -ENOENT)
+	k = ksym_cache_get(&d->syms, d->set.kallsyms, now, false, &warn);
+	if (k && ksym_format(k, addr, buf, n) != -ENOENT)
 		return;
-	if (now - b->ksym_loaded_usec >= KSYM_RELOAD_USEC) {
-		b->ksym_loaded_usec = now;
-		ksym_free(&b->ksym);
-		b->ksym_ok = ksym_load(&b->ksym, b->d->set.kallsyms) == 0;
-		if (!b->ksym_ok && !b->ksym_warned) {
-			log_warning("bpf: no symbols from %s: addresses stay numeric",
-				    b->d->set.kallsyms);
-			b->ksym_warned = true;
-		}
-		if (b->ksym_ok && ksym_format(&b->ksym, addr, buf, n) != -ENOENT)
-			return;
-	}
+	k = ksym_cache_get(&d->syms, d->set.kallsyms, now, true, &warn);
+	if (warn)
+		log_warning("no symbols from %s: addresses stay numeric", d->set.kallsyms);
+	if (k && ksym_format(k, addr, buf, n) != -ENOENT)
+		return;
 	snprintf(buf, n, "0x%" PRIx64, addr);
 }
 
@@ -508,7 +501,6 @@ void kwbpf_close(struct kwd *d)
 		bpf_link__destroy(b->wp[i].link);
 	ring_buffer__free(b->rb);
 	kwatch_bpf__destroy(b->skel);
-	ksym_free(&b->ksym);
 	free(b);
 	d->bpf = NULL;
 }

@@ -404,20 +404,23 @@ void kwd_teardown(struct kwd *d)
 		else if (f->kind == KW_WPROBE)
 			wp_remove(d, f);
 	}
+	/* No timer will run again: a disarm a reader held up is tried once
+	 * more, and said if it still cannot be done. */
+	if (d->ksw_disarm_pending && ksw_disarm(d->set.kstackwatch) < 0)
+		log_warning("%s still held open by a reader: the watch from %s stays armed",
+			    d->set.kstackwatch, d->armed_file);
+	d->ksw_disarm_pending = false;
 	fuzz_stop_all(d);
-	free(d->cur);
-	d->cur = NULL;
-	d->n_cur = 0;
 	kwd_inforce_forget();	/* <state>/in-force still has them */
+	free(d->cur);
+	free(d->errors);
+	d->cur = d->errors = NULL;
+	d->n_cur = d->n_errors = 0;
 	kwbpf_sync(d);		/* nothing configured: all detached */
 	d->pipe_io = sd_event_source_disable_unref(d->pipe_io);
 	if (d->pipe_fd >= 0)
 		close(d->pipe_fd);
 	d->pipe_fd = -1;
-	free(d->cur);
-	free(d->errors);
-	d->cur = d->errors = NULL;
-	d->n_cur = d->n_errors = 0;
 }
 
 /* --- wprobe hits ------------------------------------------------------------ */

@@ -115,6 +115,38 @@ static void bad_files(void **state)
 	assert_int_equal(ksym_format(&z, 0xffffffff81783b14, (char[20]){ 0 }, 20), -ENOENT);
 }
 
+/* Read when first needed; a miss reloads at most every KSYM_RELOAD_USEC;
+ * a file that cannot be read is said once. */
+static void cache(void **state)
+{
+	struct ksym_cache c = { 0 };
+	const struct ksym *t1, *t2;
+	bool warn;
+
+	(void)state;
+	t1 = ksym_cache_get(&c, KW_TEST_DATA "/kallsyms_trampoline", 5000000, false, &warn);
+	assert_non_null(t1);
+	assert_false(warn);
+	assert_string_equal(ksym_after(t1, "trace_clock_x86_tsc"), "arch_rethook_trampoline");
+	assert_true(ksym_trampoline_after(t1, "trace_clock_x86_tsc"));
+	assert_false(ksym_trampoline_after(t1, "noreturn_caller"));
+	assert_null(ksym_after(t1, "no_such_symbol"));
+	/* A miss within the interval does not reload. */
+	assert_int_equal(c.loaded_usec, 5000000);
+	t2 = ksym_cache_get(&c, KW_TEST_DATA "/kallsyms_trampoline", 5500000, true, &warn);
+	assert_ptr_equal(t1, t2);
+	assert_int_equal(c.loaded_usec, 5000000);
+	t2 = ksym_cache_get(&c, KW_TEST_DATA "/kallsyms_trampoline", 6000000, true, &warn);
+	assert_non_null(t2);
+	assert_int_equal(c.loaded_usec, 6000000);
+	ksym_cache_free(&c);
+	assert_null(ksym_cache_get(&c, KW_TEST_DATA "/no-such-file", 1, false, &warn));
+	assert_true(warn);
+	assert_null(ksym_cache_get(&c, KW_TEST_DATA "/no-such-file", 2000000, true, &warn));
+	assert_false(warn);
+	ksym_cache_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -124,6 +156,7 @@ int main(void)
 		cmocka_unit_test(not_found),
 		cmocka_unit_test(short_buffer),
 		cmocka_unit_test(bad_files),
+		cmocka_unit_test(cache),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
