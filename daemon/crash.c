@@ -30,6 +30,8 @@
 #define KMSG_REC_MAX 8192
 
 #define POS_SAVE_USEC 5000000ULL
+/* /dev/kmsg records read at one wakeup. */
+#define CRASH_DRAIN_MAX 4096
 
 struct crash_rt {
 	struct kwd *d;
@@ -407,17 +409,20 @@ static void kmsg_gap(struct crash_rt *c, uint64_t n)
 	kwd_emit(c->d, ev);
 }
 
-void crash_drain(struct kwd *d)
+bool crash_drain(struct kwd *d)
 {
 	struct crash_rt *c = d->crash;
 	char rec[KMSG_REC_MAX + 1];
 	uint64_t reports;
 	bool got = false;
+	unsigned int i;
 
 	if (!c)
-		return;
+		return false;
 	reports = c->reports;
-	for (;;) {
+	/* Bounded: a log flood must not hold the loop; /dev/kmsg stays
+	 * readable and the rest is read in the next iteration. */
+	for (i = 0; i < CRASH_DRAIN_MAX; i++) {
 		uint64_t ts, seq;
 		const char *msg;
 		ssize_t n = read(c->fd, rec, KMSG_REC_MAX);
@@ -446,6 +451,13 @@ void crash_drain(struct kwd *d)
 	}
 	if (got && !c->parser.open)
 		pos_mark(c, c->reports != reports);
+	return i == CRASH_DRAIN_MAX;
+}
+
+void crash_drain_all(struct kwd *d)
+{
+	while (crash_drain(d))
+		;
 }
 
 static int on_kmsg(sd_event_source *s, int fd, uint32_t revents, void *userdata)

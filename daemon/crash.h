@@ -7,14 +7,20 @@
 
 #include <json-c/json.h>
 
+#include <stdbool.h>
+
 struct kwd;
 
 /* Open [capture] kmsg_path ([capture] kmsg = yes); d->state_dir keeps the
  * log position across restarts ("": not kept).  The first crash_drain()
  * reads what was logged since that position (or this boot's start). */
 int crash_open(struct kwd *d);
-/* Read and report every record available now. */
-void crash_drain(struct kwd *d);
+/* Read and report the records available now, at most CRASH_DRAIN_MAX (a
+ * log flood must not hold the event loop); true if it stopped there with
+ * more to read. */
+bool crash_drain(struct kwd *d);
+/* crash_drain() until nothing is left (start-up, stop). */
+void crash_drain_all(struct kwd *d);
 /* Read the pstore records ([capture] pstore) not read before: each panic
  * of an earlier boot is one crash event (source pstore) for the report
  * that caused it, tied to the blob that is tied now when it is the only

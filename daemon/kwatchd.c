@@ -399,8 +399,8 @@ static int on_term(sd_event_source *s, const struct signalfd_siginfo *si, void *
 	(void)s;
 	sd_notify(false, "STOPPING=1");
 	d->stopping = true;
-	kwbpf_poll(d);		/* nothing the programs or the log hold is lost */
-	crash_drain(d);
+	kwbpf_poll_all(d);	/* nothing the programs or the log hold is lost */
+	crash_drain_all(d);
 	kwd_teardown(d);
 	lifecycle_event(d, "daemon_stop", strsignal(si->ssi_signo));
 	server_flush(&d->srv, 500);
@@ -510,12 +510,12 @@ int main(int argc, char **argv)
 	 * in flight (if it is the only one) is tied to it, from this boot's
 	 * log or from pstore as the boot it was claimed in says. */
 	if (d.tie.set && !d.tie.prev_boot) {
-		crash_drain(&d);
+		crash_drain_all(&d);
 		kwd_untie(&d);
 	}
 	crash_pstore(&d);
 	kwd_untie(&d);
-	crash_drain(&d);
+	crash_drain_all(&d);
 	/* A watch left by a daemon that was killed must not outlive its
 	 * configuration: with nothing to arm, clear the control file. */
 	if (!d.armed_line[0] && ksw_present(d.set.kstackwatch) &&

@@ -45,6 +45,8 @@ static const struct {
 	[P_WPROBE] = { "wprobe", NULL },
 };
 
+#define KWBPF_BATCH 256
+
 struct kwbpf {
 	struct kwd *d;
 	struct kwatch_bpf *skel;
@@ -57,6 +59,7 @@ struct kwbpf {
 		struct bpf_link *link;
 	} wp[KWB_MAX_WPROBES];
 	uint64_t records[_P_MAX], lost_reported;
+	unsigned int batch;			/* records handled in this poll */
 	int ncpus;
 };
 
@@ -262,7 +265,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	if (ev)
 		kwd_emit(b->d, ev);
-	return 0;
+	/* Handled (libbpf consumed it); stop the poll here if the batch is
+	 * full: a producer as fast as we are must not hold the loop. */
+	return ++b->batch >= KWBPF_BATCH ? -EAGAIN : 0;
 }
 
 static uint64_t lost_total(struct kwbpf *b)
@@ -281,18 +286,22 @@ static uint64_t lost_total(struct kwbpf *b)
 	return sum;
 }
 
-void kwbpf_poll(struct kwd *d)
+bool kwbpf_poll(struct kwd *d)
 {
 	struct kwbpf *b = d->bpf;
 	uint64_t lost;
 	json_object *ev;
+	bool more;
 
 	if (!b)
-		return;
-	ring_buffer__consume(b->rb);
+		return false;
+	/* At most KWBPF_BATCH records; the rest make the ring's fd readable
+	 * again for the next loop iteration (after the watchdog, the socket). */
+	b->batch = 0;
+	more = ring_buffer__consume(b->rb) == -EAGAIN;
 	lost = lost_total(b);
 	if (lost <= b->lost_reported)
-		return;
+		return more;
 	ev = kw_event_new("lost");
 	if (ev) {
 		kw_event_add_str(ev, "source", "bpf");
@@ -302,6 +311,15 @@ void kwbpf_poll(struct kwd *d)
 	}
 	log_warning("bpf: ring buffer full, %" PRIu64 " records lost", lost - b->lost_reported);
 	b->lost_reported = lost;
+	return more;
+}
+
+void kwbpf_poll_all(struct kwd *d)
+{
+	unsigned int i;
+
+	for (i = 0; i < 64 && kwbpf_poll(d); i++)
+		;
 }
 
 static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -407,7 +425,7 @@ static int slot_of(struct kwbpf *b, const char *name)
 static void detach_slot(struct kwbpf *b, unsigned int i)
 {
 	/* Records of this slot still in the ring keep their name. */
-	kwbpf_poll(b->d);
+	kwbpf_poll_all(b->d);
 	bpf_link__destroy(b->wp[i].link);
 	b->wp[i].link = NULL;
 	attach_event(b->d, "bpf_detached", "wprobe", b->wp[i].name);

@@ -7,6 +7,8 @@
 
 #include <json-c/json.h>
 
+#include <stdbool.h>
+
 struct kwd;
 
 /* Load the programs ([capture] bpf = yes).  A program whose trace event
@@ -22,8 +24,12 @@ void kwbpf_sync(struct kwd *d);
 /* Detach from wprobe name before it is removed (it is busy while a perf
  * event holds it). */
 void kwbpf_wprobe_detach(struct kwd *d, const char *name);
-/* Read what the ring buffer holds now, and announce new losses. */
-void kwbpf_poll(struct kwd *d);
+/* Read what the ring buffer holds now, at most KWBPF_BATCH records (true:
+ * stopped there), and announce new losses. */
+bool kwbpf_poll(struct kwd *d);
+/* kwbpf_poll() until the ring is empty, or 64 batches if a producer keeps
+ * it full (before a detach, at a stop). */
+void kwbpf_poll_all(struct kwd *d);
 void kwbpf_close(struct kwd *d);
 void kwbpf_status(struct kwd *d, json_object *st);
 
