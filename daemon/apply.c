@@ -27,6 +27,34 @@ const struct kw_file *kw_file_find(const struct kw_file *set, size_t n, enum kw_
 	return NULL;
 }
 
+static int cmp_kind_name(const struct kw_file *x, enum kw_kind kind, const char *name)
+{
+	if (x->kind != kind)
+		return (int)x->kind - (int)kind;
+	return strcmp(x->name, name);
+}
+
+/* kw_file_find() in a set sorted by kind and name (the set in force,
+ * next once sorted): a binary search. */
+static const struct kw_file *find_sorted(const struct kw_file *set, size_t n, enum kw_kind kind,
+					 const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = cmp_kind_name(&set[mid], kind, name);
+
+		if (c == 0)
+			return &set[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 static bool is_armed_watch(const struct kw_file *f)
 {
 	return f->kind == KW_WATCH && f->watch.enabled;
@@ -58,11 +86,17 @@ static const char *object_key(const struct kw_file *f)
 static int push_err(struct kw_plan *p, const struct kw_file *f, int err, const char *fmt,
 		    const char *a, const char *b)
 {
-	struct kw_file *tmp = realloc(p->errors, (p->n_errors + 1) * sizeof(*tmp));
+	struct kw_file *tmp;
 
-	if (!tmp)
-		return -ENOMEM;
-	p->errors = tmp;
+	if (p->n_errors == p->cap_errors) {
+		size_t cap = p->cap_errors ? p->cap_errors * 2 : 8;
+
+		tmp = realloc(p->errors, cap * sizeof(*tmp));
+		if (!tmp)
+			return -ENOMEM;
+		p->errors = tmp;
+		p->cap_errors = cap;
+	}
 	tmp = &p->errors[p->n_errors++];
 	*tmp = *f;
 	if (fmt) {
@@ -75,30 +109,77 @@ static int push_err(struct kw_plan *p, const struct kw_file *f, int err, const c
 
 static int push_step(struct kw_plan *p, enum kw_step_op op, size_t idx)
 {
-	struct kw_step *tmp = realloc(p->steps, (p->n_steps + 1) * sizeof(*tmp));
+	if (p->n_steps == p->cap_steps) {
+		size_t cap = p->cap_steps ? p->cap_steps * 2 : 8;
+		struct kw_step *tmp = realloc(p->steps, cap * sizeof(*tmp));
 
-	if (!tmp)
-		return -ENOMEM;
-	p->steps = tmp;
+		if (!tmp)
+			return -ENOMEM;
+		p->steps = tmp;
+		p->cap_steps = cap;
+	}
 	p->steps[p->n_steps++] = (struct kw_step){ .op = op, .file = idx };
 	return 0;
 }
 
+/*
+ * What next holds, to find conflicts in constant time (a directory of
+ * thousands of drop-ins must not cost their square): the armed watch, and
+ * an open-addressing table of the object keys (kind, wprobe name or fuzz
+ * target) of the files in next, by index + 1.
+ */
+struct taken {
+	const struct kw_file *armed;
+	size_t *slot, cap;		/* cap: a power of two, over twice next's size */
+};
+
+static size_t key_hash(enum kw_kind kind, const char *key, size_t cap)
+{
+	return (kw_hash(key, strlen(key)) ^ (uint64_t)kind) & (cap - 1);
+}
+
+static int taken_init(struct taken *t, size_t n)
+{
+	t->armed = NULL;
+	for (t->cap = 16; t->cap < 2 * n + 2; t->cap *= 2)
+		;
+	t->slot = calloc(t->cap, sizeof(*t->slot));
+	return t->slot ? 0 : -ENOMEM;
+}
+
 /* Does candidate c conflict with a file already accepted into next? */
-static const struct kw_file *conflict(const struct kw_plan *p, const struct kw_file *c)
+static const struct kw_file *conflict(const struct kw_plan *p, const struct taken *t,
+				      const struct kw_file *c)
 {
 	const char *key = object_key(c);
 	size_t i;
 
-	for (i = 0; i < p->n_next; i++) {
-		const struct kw_file *n = &p->next[i];
+	if (is_armed_watch(c) && t->armed)
+		return t->armed;
+	if (!key)
+		return NULL;
+	for (i = key_hash(c->kind, key, t->cap); t->slot[i]; i = (i + 1) & (t->cap - 1)) {
+		const struct kw_file *n = &p->next[t->slot[i] - 1];
 
-		if (is_armed_watch(c) && is_armed_watch(n))
-			return n;
-		if (key && n->kind == c->kind && strcmp(object_key(n), key) == 0)
+		if (n->kind == c->kind && strcmp(object_key(n), key) == 0)
 			return n;
 	}
 	return NULL;
+}
+
+static void take(struct kw_plan *p, struct taken *t, const struct kw_file *f)
+{
+	const char *key = object_key(f);
+	size_t i;
+
+	p->next[p->n_next++] = *f;
+	if (is_armed_watch(f))
+		t->armed = &p->next[p->n_next - 1];
+	if (!key)
+		return;
+	for (i = key_hash(f->kind, key, t->cap); t->slot[i]; i = (i + 1) & (t->cap - 1))
+		;
+	t->slot[i] = p->n_next;
 }
 
 static const char *conflict_fmt(const struct kw_file *f)
@@ -112,13 +193,13 @@ static const char *conflict_fmt(const struct kw_file *f)
 
 /* Take f into next unless it conflicts; on conflict report it and fall
  * back to its old version if that one fits. */
-static int accept(struct kw_plan *p, const struct kw_file *f, const struct kw_file *old,
-		  size_t n_old, bool report)
+static int accept(struct kw_plan *p, struct taken *t, const struct kw_file *f,
+		  const struct kw_file *old, size_t n_old, bool report)
 {
-	const struct kw_file *c = conflict(p, f), *prev;
+	const struct kw_file *c = conflict(p, t, f), *prev;
 
 	if (!c) {
-		p->next[p->n_next++] = *f;
+		take(p, t, f);
 		return 0;
 	}
 	if (report) {
@@ -131,19 +212,10 @@ static int accept(struct kw_plan *p, const struct kw_file *f, const struct kw_fi
 		if (r < 0)
 			return r;
 	}
-	prev = kw_file_find(old, n_old, f->kind, f->name);
-	if (prev && prev->hash != f->hash && !conflict(p, prev))
-		p->next[p->n_next++] = *prev;
+	prev = find_sorted(old, n_old, f->kind, f->name);
+	if (prev && prev->hash != f->hash && !conflict(p, t, prev))
+		take(p, t, prev);
 	return 0;
-}
-
-static int cmp_file(const void *a, const void *b)
-{
-	const struct kw_file *x = a, *y = b;
-
-	if (x->kind != y->kind)
-		return x->kind - y->kind;
-	return strcmp(x->name, y->name);
 }
 
 static bool same(const struct kw_file *a, const struct kw_file *b)
@@ -156,12 +228,21 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 {
 	struct kw_plan p = { 0 };
 	const struct kw_file *arm_old, *arm_new;
+	struct taken t = { 0 };
 	size_t i;
 	int r = -ENOMEM, pass;
 
 	p.next = calloc(n_parsed + n_old + 1, sizeof(*p.next));
-	if (!p.next)
+	if (!p.next || taken_init(&t, n_parsed + n_old + 1) < 0)
 		goto fail;
+	/* The set in force is sorted (it is a plan's next); be safe if not. */
+	for (i = 1; i < n_old; i++)
+		if (kw_file_cmp(&old[i - 1], &old[i]) > 0)
+			break;
+	if (n_old && i < n_old) {
+		r = -EINVAL;
+		goto fail;
+	}
 
 	/*
 	 * Pass 0 takes files that are unchanged since the set in force, so
@@ -171,7 +252,7 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 	for (pass = 0; pass < 2; pass++) {
 		for (i = 0; i < n_parsed; i++) {
 			const struct kw_file *f = &parsed[i];
-			const struct kw_file *prev = kw_file_find(old, n_old, f->kind, f->name);
+			const struct kw_file *prev = find_sorted(old, n_old, f->kind, f->name);
 
 			if (f->err) {
 				if (pass == 1)
@@ -180,7 +261,7 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 				if (r < 0)
 					goto fail;
 				if (prev) {
-					r = accept(&p, prev, old, 0, false);
+					r = accept(&p, &t, prev, old, 0, false);
 					if (r < 0)
 						goto fail;
 				}
@@ -188,12 +269,12 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 			}
 			if ((pass == 0) != same(f, prev))
 				continue;
-			r = accept(&p, f, old, n_old, true);
+			r = accept(&p, &t, f, old, n_old, true);
 			if (r < 0)
 				goto fail;
 		}
 	}
-	qsort(p.next, p.n_next, sizeof(*p.next), cmp_file);
+	qsort(p.next, p.n_next, sizeof(*p.next), kw_file_cmp);
 
 	/* Removals first, in the order disarm, wprobes, fuzz. */
 	arm_old = kw_armed_watch(old, n_old);
@@ -204,7 +285,7 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 			goto fail;
 	}
 	for (i = 0; i < n_old; i++) {
-		const struct kw_file *n = kw_file_find(p.next, p.n_next, old[i].kind, old[i].name);
+		const struct kw_file *n = find_sorted(p.next, p.n_next, old[i].kind, old[i].name);
 
 		if (old[i].kind == KW_WATCH || same(&old[i], n))
 			continue;
@@ -220,7 +301,7 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 			goto fail;
 	}
 	for (i = 0; i < p.n_next; i++) {
-		const struct kw_file *o = kw_file_find(old, n_old, p.next[i].kind, p.next[i].name);
+		const struct kw_file *o = find_sorted(old, n_old, p.next[i].kind, p.next[i].name);
 
 		if (p.next[i].kind == KW_WATCH || same(o, &p.next[i]))
 			continue;
@@ -229,9 +310,11 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 		if (r < 0)
 			goto fail;
 	}
+	free(t.slot);
 	*ret = p;
 	return 0;
 fail:
+	free(t.slot);
 	kw_plan_free(&p);
 	return r;
 }

@@ -36,13 +36,14 @@ struct kw_plan {
 	struct kw_file *next;	/* the set in force after the plan */
 	size_t n_next;
 	struct kw_step *steps;
-	size_t n_steps;
+	size_t n_steps, cap_steps;
 	struct kw_file *errors;	/* files to report (copies, with err set) */
-	size_t n_errors;
+	size_t n_errors, cap_errors;
 };
 
-/* old/n_old: the set in force (all valid).  parsed/n_parsed: every file
- * read now, valid or not, sorted by kind and name. */
+/* old/n_old: the set in force (all valid), sorted by kind and name (a
+ * previous plan's next; -EINVAL otherwise).  parsed/n_parsed: every file
+ * read now, valid or not, sorted by kind and name.  Costs O(n log n). */
 int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file *parsed,
 		  size_t n_parsed, struct kw_plan *ret);
 void kw_plan_free(struct kw_plan *p);

@@ -711,7 +711,7 @@ fail:
 	return r;
 }
 
-static int cmp_file(const void *a, const void *b)
+int kw_file_cmp(const void *a, const void *b)
 {
 	const struct kw_file *x = a, *y = b;
 
@@ -727,6 +727,66 @@ static bool conf_name(const char *n)
 	return n[0] != '.' && len > 5 && strcmp(n + len - 5, ".conf") == 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The *.conf names of one drop-in directory, sorted; -ENOENT if none. */
+static int list_dir(const char *dir, char ***ret, size_t *ret_n)
+{
+	char **names = NULL, **tmp;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	d = opendir(dir);
+	if (!d)
+		return neg_errno();
+	while ((de = readdir(d))) {
+		if (!conf_name(de->d_name))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			tmp = realloc(names, cap * sizeof(*names));
+			if (!tmp) {
+				r = -ENOMEM;
+				break;
+			}
+			names = tmp;
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n]) {
+			r = -ENOMEM;
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (r < 0) {
+		while (n)
+			free(names[--n]);
+		free(names);
+		return r;
+	}
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+}
+
+static void error_file(struct kw_file *f, enum kw_kind k, const char *name, const char *path,
+		       int err)
+{
+	memset(f, 0, sizeof(*f));
+	f->kind = k;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	f->err = err;
+}
+
 int kw_config_load_texts(const char *confdir, kw_text_fn fn, void *user, struct kw_file **ret,
 			 size_t *ret_n)
 {
@@ -735,48 +795,49 @@ int kw_config_load_texts(const char *confdir, kw_text_fn fn, void *user, struct 
 	int k, r = 0;
 
 	for (k = 0; k < _KW_KIND_MAX; k++) {
-		char dir[PATH_MAX];
-		struct dirent *de;
-		DIR *d;
+		char dir[PATH_MAX], **names = NULL;
+		size_t i, n_names = 0, take;
 
 		snprintf(dir, sizeof(dir), "%s/%s", confdir, kw_kind_dir[k]);
-		d = opendir(dir);
-		if (!d) {
-			if (errno == ENOENT)
-				continue;
-			r = neg_errno();
+		r = list_dir(dir, &names, &n_names);
+		if (r == -ENOENT)
+			continue;
+		if (r < 0)
 			goto fail;
+		/* Bounded: the first KW_DROPINS_MAX by name, and one error
+		 * for the rest. */
+		take = n_names > KW_DROPINS_MAX ? KW_DROPINS_MAX + 1 : n_names;
+		if (n + take > cap) {
+			cap = n + take + cap;
+			tmp = realloc(files, cap * sizeof(*files));
+			if (!tmp)
+				r = -ENOMEM;
+			else
+				files = tmp;
 		}
-		while ((de = readdir(d))) {
+		for (i = 0; r == 0 && i < take; i++) {
 			_cleanup_free_ char *text = NULL;
 			char path[PATH_MAX];
 			size_t len = 0;
 			int rr;
 
-			if (!conf_name(de->d_name))
+			if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >=
+			    sizeof(path))
 				continue;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 8;
-				tmp = realloc(files, cap * sizeof(*files));
-				if (!tmp) {
-					closedir(d);
-					r = -ENOMEM;
-					goto fail;
-				}
-				files = tmp;
+			if (i == KW_DROPINS_MAX) {
+				error_file(&files[n], k, names[i], path, -E2BIG);
+				snprintf(files[n].err_reason, sizeof(files[n].err_reason),
+					 "%zu files in %s: only the first %d by name are read; "
+					 "this one and the %zu after it are ignored", n_names,
+					 kw_kind_dir[k], KW_DROPINS_MAX, n_names - KW_DROPINS_MAX - 1);
+				n++;
+				continue;
 			}
-			if ((size_t)snprintf(path, sizeof(path), "%s/%.*s", dir, NAME_MAX,
-					     de->d_name) >= sizeof(path))
-				continue;
 			rr = kw_read_regular(path, KW_CONF_MAX, &text, &len);
 			if (rr == -ENOENT)
 				continue;	/* renamed away meanwhile */
 			if (rr < 0) {
-				memset(&files[n], 0, sizeof(files[n]));
-				files[n].kind = k;
-				snprintf(files[n].name, sizeof(files[n].name), "%s", de->d_name);
-				snprintf(files[n].path, sizeof(files[n].path), "%s", path);
-				files[n].err = rr;
+				error_file(&files[n], k, names[i], path, rr);
 				snprintf(files[n].err_reason, sizeof(files[n].err_reason),
 					 "cannot read: %s", kw_read_regular_error(rr));
 			} else {
@@ -786,10 +847,14 @@ int kw_config_load_texts(const char *confdir, kw_text_fn fn, void *user, struct 
 			}
 			n++;
 		}
-		closedir(d);
+		for (i = 0; i < n_names; i++)
+			free(names[i]);
+		free(names);
+		if (r < 0)
+			goto fail;
 	}
 	if (n)
-		qsort(files, n, sizeof(*files), cmp_file);
+		qsort(files, n, sizeof(*files), kw_file_cmp);
 	*ret = files;
 	*ret_n = n;
 	return 0;

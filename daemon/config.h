@@ -126,6 +126,13 @@ int kw_settings_parse(const char *text, struct kw_settings *s, int *ret_line,
 int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t len,
 		  struct kw_file *f);
 
+/* qsort() order of drop-ins: by kind, then name. */
+int kw_file_cmp(const void *a, const void *b);
+
+/* Drop-ins read per directory: the first this many by name; one more is a
+ * config error that names how many were left out. */
+#define KW_DROPINS_MAX 1024
+
 /* Read and parse every *.conf of every drop-in directory under confdir,
  * sorted by kind then name.  Unreadable files become error records. */
 int kw_config_load(const char *confdir, struct kw_file **ret, size_t *ret_n);

@@ -226,8 +226,9 @@ static int on_conf_change(sd_event_source *s, const struct inotify_event *e, voi
 	struct kwd *d = userdata;
 	size_t i;
 
-	if (e->mask & IN_IGNORED) {
-		/* The directory went away; watch it again when it is back. */
+	if (e->mask & (IN_IGNORED | IN_MOVE_SELF)) {
+		/* The directory went away (or was renamed: the watch would
+		 * follow it); watch the path again when it is back. */
 		for (i = 0; i <= _KW_KIND_MAX; i++)
 			if (d->conf_src[i] == s)
 				d->conf_src[i] = sd_event_source_disable_unref(s);

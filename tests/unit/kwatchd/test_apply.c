@@ -2,14 +2,20 @@
 /* The apply diff: last good versions, the one-watch rule, unchanged files
  * left alone, removals before creations. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "apply.h"
+#include "tmpdir.h"
+#include "util.h"
 
 static struct kw_file mk(enum kw_kind k, const char *name, const char *text)
 {
@@ -157,6 +163,93 @@ static void duplicate_names(void **state)
 	kw_plan_free(&p);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A directory of 5000 drop-ins: the first KW_DROPINS_MAX by name are read
+ * (memory is bounded by that, not by the directory), one error names the
+ * rest, and the one enabled watch among them is armed.  1024 wprobes with
+ * one name used twice plan without comparing every pair (time printed). */
+static void five_thousand_dropins(void **state)
+{
+	struct kw_file *files, *wp;
+	char dir[256], name[320], text[128];
+	struct kw_plan p, q;
+	size_t n, i, errs = 0;
+	double t0, t1, t2;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/watch.d", root);
+	assert_int_equal(kw_mkdir_p(dir, 0700), 0);
+	for (i = 0; i < 5000; i++) {
+		int fd;
+
+		snprintf(name, sizeof(name), "%s/w%04zu.conf", dir, i);
+		snprintf(text, sizeof(text), "[watch]\nfunction = f%zu\nenabled = %s\n", i,
+			 i == 500 ? "yes" : "no");
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+		close(fd);
+	}
+	t0 = now_s();
+	assert_int_equal(kw_config_load(root, &files, &n), 0);
+	t1 = now_s();
+	assert_int_equal(n, KW_DROPINS_MAX + 1);
+	for (i = 0; i < n; i++)
+		if (files[i].err) {
+			errs++;
+			assert_int_equal(files[i].err, -E2BIG);
+			assert_string_equal(files[i].name, "w1024.conf");
+			assert_non_null(strstr(files[i].err_reason, "5000 files"));
+			assert_non_null(strstr(files[i].err_reason, "3975 after it"));
+		}
+	assert_int_equal(errs, 1);
+	assert_int_equal(kw_plan_build(NULL, 0, files, n, &p), 0);
+	t2 = now_s();
+	assert_int_equal(p.n_errors, 1);
+	assert_string_equal(kw_armed_watch(p.next, p.n_next)->name, "w0500.conf");
+	print_message("5000 drop-ins: read %.3f s, planned %.3f s, %zu in force\n", t1 - t0,
+		      t2 - t1, p.n_next);
+
+	wp = calloc(1025, sizeof(*wp));
+	assert_non_null(wp);
+	for (i = 0; i < 1025; i++) {
+		snprintf(name, sizeof(name), "p%04zu.conf", i);
+		snprintf(text, sizeof(text), "[wprobe]\nname = n%zu\nsymbol = jiffies\n",
+			 i == 1024 ? (size_t)7 : i);
+		wp[i] = mk(KW_WPROBE, name, text);
+		assert_int_equal(wp[i].err, 0);
+	}
+	t0 = now_s();
+	assert_int_equal(kw_plan_build(p.next, p.n_next, wp, 1025, &q), 0);
+	t1 = now_s();
+	print_message("1025 wprobes against 1024 files in force: planned %.3f s\n", t1 - t0);
+	assert_int_equal(q.n_errors, 1);
+	assert_string_equal(q.errors[0].name, "p1024.conf");
+	assert_int_equal(q.n_next, 1024);
+	kw_plan_free(&q);
+	kw_plan_free(&p);
+	free(wp);
+	free(files);
+}
+
+/* The set in force is a plan's next: sorted.  Anything else is refused
+ * rather than searched wrongly. */
+static void unsorted_set_in_force_refused(void **state)
+{
+	struct kw_file old[2] = { mk(KW_WATCH, "b.conf", W1), mk(KW_WATCH, "a.conf", W2) };
+	struct kw_plan p;
+
+	(void)state;
+	assert_int_equal(kw_plan_build(old, 2, NULL, 0, &p), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +259,8 @@ int main(void)
 		cmocka_unit_test(second_watch_is_an_error),
 		cmocka_unit_test(change_and_remove),
 		cmocka_unit_test(duplicate_names),
+		cmocka_unit_test_setup_teardown(five_thousand_dropins, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test(unsorted_set_in_force_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

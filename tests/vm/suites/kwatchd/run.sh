@@ -524,6 +524,38 @@ t_blobs_per_second_daemon_vs_shell() {
 	echo "ratio daemon/shell: $(awk -v a=$((t1 - t0)) -v b=$((t2 - t1)) 'BEGIN{printf "%.2f", b / a}')"
 }
 
+# A directory of 5000 drop-ins put in place at once (watch.d renamed
+# over): the first 1024 by name are read, one config_error names the
+# rest, the one enabled watch among them is armed; the time to arm and
+# the daemon's peak memory are printed.
+t_five_thousand_dropins() {
+	local stage=$CONF/.watch.d.new i t0 t1 hwm0 hwm1 pid
+	rm -rf "$stage" && mkdir -p "$stage"
+	for i in $(seq -w 0 4999); do
+		if [ "$i" = 0500 ]; then
+			printf '[watch]\nfunction = canary_test_overflow\nip_offset = 0x1a\n' >"$stage/w$i.conf"
+		else
+			printf '[watch]\nfunction = f%s\nenabled = no\n' "$i" >"$stage/w$i.conf"
+		fi
+	done
+	pid=$(systemctl show -p MainPID --value kwatchd)
+	hwm0=$(sed -n 's/^VmHWM:[[:space:]]*//p' /proc/"$pid"/status)
+	follow_start
+	mv $CONF/watch.d $CONF/.watch.d.old && mv "$stage" $CONF/watch.d
+	t0=$(date +%s%N)
+	wait_for 60 grep -qx 'canary_test_overflow+0x1a' $KSW || { follow_stop; fail "w0500 not armed: '$(cat $KSW)'"; }
+	t1=$(date +%s%N)
+	sleep 1
+	follow_stop
+	hwm1=$(sed -n 's/^VmHWM:[[:space:]]*//p' /proc/"$pid"/status)
+	rm -rf $CONF/watch.d && mv $CONF/.watch.d.old $CONF/watch.d
+	echo "5000 drop-ins: armed $(( (t1 - t0) / 1000000 )) ms after the rename; peak RSS $hwm0 -> $hwm1"
+	expect_eq "same daemon" "$(systemctl show -p MainPID --value kwatchd)" "$pid" || return 1
+	events_of config_error | grep -c . | xargs echo "config_error events:"
+	events_of config_error | grep -q '5000 files in watch.d' || fail "no config_error naming the files left out" || return 1
+	expect_eq "config_error events" "$(events_of config_error | wc -l)" 1
+}
+
 t_reload_and_restart_keep_state() {
 	# Start from a valid watch file (a broken one's last good version is
 	# kept too: malformed_file_keeps_previous_watch).
