@@ -142,9 +142,4 @@ typedef void (*kw_text_fn)(const struct kw_file *f, const char *text, size_t len
 int kw_config_load_texts(const char *confdir, kw_text_fn fn, void *user, struct kw_file **ret,
 			 size_t *ret_n);
 
-/* The kernel's words for an object. */
-int kw_watch_line(const struct kw_watch *w, char *buf, size_t n);
-int kw_wprobe_line(const struct kw_wprobe *p, const char *group, char *buf, size_t n);
-int kw_trigger_line(const struct kw_trigger *t, const char *wprobe, char *buf, size_t n);
-
 #endif

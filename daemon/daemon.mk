@@ -12,9 +12,11 @@ KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/kmsg.c daemon/ksym.c \
 	daemon/pstore.c daemon/command.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
-	daemon/fuzz.c daemon/reconcile.c daemon/inforce.c daemon/kwbpf.c daemon/crash.c \
+	daemon/fuzz.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
+	daemon/kwbpf.c daemon/crash.c \
 	daemon/kwatchd.c
-KWCTL_SRCS := daemon/kwatchctl.c daemon/kwatchctl-events.c daemon/util.c
+KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c daemon/util.c
+KWCTL_HDRS := $(wildcard kwatchctl/*.h) daemon/util.h
 
 # The daemon carries the BPF programs: bpf/bpf.mk makes the skeleton.
 $(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
@@ -22,9 +24,9 @@ $(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch
 	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -o $@ $(KWD_SRCS) \
 		$(KWD_LIBS) $(LIBBPF_LIBS)
 
-$(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWD_HDRS)
+$(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWCTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -o $@ $(KWCTL_SRCS) $(KWD_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -Idaemon -o $@ $(KWCTL_SRCS) $(KWD_LIBS)
 
 # --- host tests (cmocka, ASan/UBSan) -------------------------------------------
 
@@ -59,9 +61,10 @@ UNIT_TESTS += $(B)/unit/kwatchd/test_inforce
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
 KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-$(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c daemon/config.c daemon/util.c $(KWD_HDRS)
+KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c daemon/util.c
+$(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(KWD_FUZZ_CONFIG) $(KWD_HDRS)
 	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< daemon/config.c daemon/util.c $(KWD_LIBS)
+	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_CONFIG) $(KWD_LIBS)
 $(B)/fuzz/fuzz_event: tests/fuzz/fuzz_event.c daemon/event.c daemon/util.c $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< daemon/event.c daemon/util.c $(KWD_LIBS)
@@ -84,9 +87,9 @@ UNIT_TESTS += $(B)/unit/kwatchd/unit_verify
 
 # kwatchctl reading saved streams (summary, follow -f) against a fixture,
 # with kwatchctl built with ASan/UBSan for it.
-$(B)/unit/kwatchd/kwatchctl-san: $(KWCTL_SRCS) $(KWD_HDRS)
+$(B)/unit/kwatchd/kwatchctl-san: $(KWCTL_SRCS) $(KWCTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -o $@ $(KWCTL_SRCS) $(KWD_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $(KWCTL_SRCS) $(KWD_LIBS)
 $(B)/unit/kwatchd/kwatchctl_read: tests/unit/kwatchd/kwatchctl-read.sh \
 		tests/unit/kwatchd/kwatchctl-events.ndjson $(B)/unit/kwatchd/kwatchctl-san
 	@mkdir -p $(@D)

@@ -74,3 +74,15 @@ int ksw_disarm(const char *path)
 {
 	return ksw_io(path, "\n", 1, NULL);
 }
+
+/* The kernel's words for a watch: FUNCTION+0xOFF[+DEPTH][ OFF:LEN]. */
+int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
+{
+	char depth[16] = "", local[48] = "";
+
+	if (w->depth)
+		snprintf(depth, sizeof(depth), "+%u", w->depth);
+	if (!w->canary)
+		snprintf(local, sizeof(local), " %lu:%u", w->local_offset, w->local_len);
+	return kw_fit(snprintf(buf, n, "%s+0x%lx%s%s", w->function, w->ip_offset, depth, local), n);
+}

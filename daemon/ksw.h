@@ -17,4 +17,7 @@ bool ksw_present(const char *path);
 /* The kernel's read-back shows exactly @line (or nothing to compare). */
 bool ksw_readback_ok(const char *back, const char *line);
 
+/* The line /proc/kstackwatch takes for w; its length or -ENAMETOOLONG. */
+int kw_watch_line(const struct kw_watch *w, char *buf, size_t n);
+
 #endif

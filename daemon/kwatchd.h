@@ -98,11 +98,19 @@ void kwd_status_notify(struct kwd *d);
 void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err);
 
 /* reconcile.c */
+/* An event's fields naming a drop-in: kind and file (its path). */
+void kwd_file_fields(json_object *ev, const struct kw_file *f);
 int kwd_reload(struct kwd *d, const char *why);
 /* Read the set in force the last run saved in state_dir. */
 int kwd_lastgood_load(struct kwd *d);
 void kwd_teardown(struct kwd *d);
+
+/* status.c */
 json_object *kwd_status(struct kwd *d);
+
+/* hits.c: open the instance's trace_pipe (once) and turn its lines into
+ * wprobe_hit and wprobe_storm events. */
+int kwd_pipe_open(struct kwd *d);
 
 /* fuzz.c */
 /* Start replaying a fuzz.d file's spool; reason says why it cannot. */

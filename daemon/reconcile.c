@@ -16,7 +16,7 @@
 #include "crash.h"
 #include "kwbpf.h"
 
-static void file_fields(json_object *ev, const struct kw_file *f)
+void kwd_file_fields(json_object *ev, const struct kw_file *f)
 {
 	kw_event_add_str(ev, "kind", kw_kind_name[f->kind]);
 	kw_event_add_str(ev, "file", f->path);
@@ -31,7 +31,7 @@ static void config_error(struct kwd *d, const struct kw_file *f, bool kernel)
 		  kernel ? "" : ", keeping the last good version");
 	if (!ev)
 		return;
-	file_fields(ev, f);
+	kwd_file_fields(ev, f);
 	kw_event_add_int(ev, "line", f->err_line);
 	kw_event_add_str(ev, "reason", f->err_reason);
 	kw_event_add_int(ev, "errno", f->err < 0 ? -f->err : 0);
@@ -46,7 +46,7 @@ static void obj_event(struct kwd *d, const char *type, const struct kw_file *f,
 
 	if (!ev)
 		return;
-	file_fields(ev, f);
+	kwd_file_fields(ev, f);
 	if (key)
 		kw_event_add_str(ev, key, val);
 	kwd_emit(d, ev);
@@ -77,8 +77,6 @@ static void drop_next(struct kw_plan *p, size_t i)
 	memmove(&p->next[i], &p->next[i + 1], (p->n_next - i - 1) * sizeof(*p->next));
 	p->n_next--;
 }
-
-static int pipe_open(struct kwd *d);
 
 #define KSW_RETRY_USEC 200000
 
@@ -181,7 +179,7 @@ static int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_
 	if (!d->wprobe_ok)
 		return -EOPNOTSUPP;
 	/* The wprobe is enabled in our instance: it must exist first. */
-	r = pipe_open(d);
+	r = kwd_pipe_open(d);
 	if (r < 0)
 		return r;
 	r = wprobe_create(d->set.tracefs, d->set.instance, &f->wprobe, reason, n);
@@ -421,185 +419,4 @@ void kwd_teardown(struct kwd *d)
 	if (d->pipe_fd >= 0)
 		close(d->pipe_fd);
 	d->pipe_fd = -1;
-}
-
-/* --- wprobe hits ------------------------------------------------------------ */
-
-/* The kernel disarmed a wprobe that trapped or moved too often. */
-static bool storm_line(struct kwd *d, const struct wprobe_hit *h)
-{
-	struct wprobe_storm s;
-	json_object *ev;
-
-	if (wprobe_storm_from_hit(h, &s) < 0)
-		return false;
-	log_warning("wprobe %s/%s disarmed by the kernel: %u %s in a second on CPU %d, limit %u; "
-		    "change its file (max_rate=) to re-arm it", s.group, s.name, s.count,
-		    s.repoints ? "re-points" : "hits", s.cpu, s.limit);
-	ev = kw_event_new("wprobe_storm");
-	if (!ev)
-		return true;
-	kw_event_add_str(ev, "event", s.name);
-	kw_event_add_str(ev, "group", s.group);
-	kw_event_add_str(ev, "reason", s.repoints ? "re-points" : "hits");
-	kw_event_add_int(ev, "count", s.count);
-	kw_event_add_int(ev, "limit", s.limit);
-	kw_event_add_int(ev, "cpu", s.cpu);
-	kw_event_add_str(ev, "trace_ts", s.ts);
-	kwd_emit(d, ev);
-	return true;
-}
-
-static void hit_line(struct kwd *d, const char *line)
-{
-	struct wprobe_hit h;
-	json_object *ev;
-
-	/* One parse per line: the storm report reads like a hit. */
-	if (wprobe_parse_hit(line, &h) < 0 || storm_line(d, &h))
-		return;
-	d->wprobe_hits++;
-	ev = kw_event_new("wprobe_hit");
-	if (!ev)
-		return;
-	kw_event_add_str(ev, "event", h.event);
-	kw_event_add_str(ev, "comm", h.comm);
-	kw_event_add_int(ev, "pid", h.pid);
-	kw_event_add_int(ev, "cpu", h.cpu);
-	kw_event_add_str(ev, "trace_ts", h.ts);
-	kw_event_add_str(ev, "ip", h.ip);
-	kw_event_add_str(ev, "args", h.args);
-	kwd_emit(d, ev);
-}
-
-static int on_pipe(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	struct kwd *d = userdata;
-	char *nl, *start;
-	ssize_t n;
-
-	(void)s;
-	(void)revents;
-	n = read(fd, d->pipe_buf + d->pipe_len, sizeof(d->pipe_buf) - 1 - d->pipe_len);
-	if (n <= 0)
-		return 0;
-	d->pipe_len += n;
-	d->pipe_buf[d->pipe_len] = '\0';
-	start = d->pipe_buf;
-	while ((nl = strchr(start, '\n'))) {
-		*nl = '\0';
-		hit_line(d, start);
-		start = nl + 1;
-	}
-	d->pipe_len -= start - d->pipe_buf;
-	memmove(d->pipe_buf, start, d->pipe_len);
-	if (d->pipe_len == sizeof(d->pipe_buf) - 1)
-		d->pipe_len = 0;
-	return 0;
-}
-
-static int pipe_open(struct kwd *d)
-{
-	int r;
-
-	if (d->pipe_fd >= 0)
-		return 0;
-	r = wprobe_instance_open(d->set.tracefs, d->set.instance, d->trace_pipe,
-				 sizeof(d->trace_pipe));
-	if (r < 0)
-		return log_warning_errno(r, "tracefs instance %s: %m", d->set.instance);
-	d->pipe_fd = open(d->trace_pipe, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (d->pipe_fd < 0)
-		return log_warning_errno(neg_errno(), "%s: %m", d->trace_pipe);
-	/* The hit-storm guard's reports come through the same pipe. */
-	r = wprobe_storm_enable(d->set.tracefs, d->set.instance);
-	if (r < 0 && r != -ENOENT)
-		log_warning_errno(r, "enabling wprobe:wprobe_storm: %m, ignoring");
-	return sd_event_add_io(d->ev, &d->pipe_io, d->pipe_fd, EPOLLIN, on_pipe, d);
-}
-
-/* --- status ------------------------------------------------------------- */
-
-static const struct kw_file *find_err(struct kwd *d, const struct kw_file *f)
-{
-	return kw_file_find(d->errors, d->n_errors, f->kind, f->name);
-}
-
-static json_object *file_status(const struct kw_file *f, const char *state,
-				const struct kw_file *err)
-{
-	json_object *o = json_object_new_object();
-
-	if (!o)
-		return NULL;
-	file_fields(o, f);
-	kw_event_add_str(o, "state", state);
-	if (err) {
-		kw_event_add_int(o, "line", err->err_line);
-		kw_event_add_str(o, "reason", err->err_reason);
-	}
-	return o;
-}
-
-json_object *kwd_status(struct kwd *d)
-{
-	json_object *st = kw_event_new("status"), *files, *wps, *spools, *o;
-	size_t i;
-
-	if (!st)
-		return NULL;
-	files = json_object_new_array();
-	wps = json_object_new_array();
-	spools = json_object_new_array();
-	for (i = 0; i < d->n_cur; i++) {
-		const struct kw_file *f = &d->cur[i];
-		const struct kw_file *e = find_err(d, f);
-		bool on = (f->kind == KW_WATCH && f->watch.enabled) ||
-			(f->kind == KW_WPROBE && f->wprobe.enabled) ||
-			(f->kind == KW_FUZZ && f->fuzz.enabled);
-
-		json_object_array_add(files, file_status(f, e ? "error, last good in force" :
-							 on ? "applied" : "disabled", e));
-		if (f->kind == KW_WPROBE && on)
-			json_object_array_add(wps, json_object_new_string(f->wprobe.name));
-	}
-	for (i = 0; i < d->n_errors; i++)
-		if (!kw_file_find(d->cur, d->n_cur, d->errors[i].kind, d->errors[i].name))
-			json_object_array_add(files, file_status(&d->errors[i], "error",
-								 &d->errors[i]));
-	for (i = 0; i < d->n_fuzz; i++) {
-		struct fuzz_rt *z = d->fuzz[i];
-
-		o = json_object_new_object();
-		kw_event_add_str(o, "target", z->file.fuzz.target);
-		kw_event_add_str(o, "spool", z->spool.dir);
-		kw_event_add_int(o, "queued", spool_count(&z->spool, SPOOL_QUEUED));
-		kw_event_add_int(o, "done", spool_count(&z->spool, SPOOL_DONE));
-		kw_event_add_int(o, "rejected", spool_count(&z->spool, SPOOL_REJECTED));
-		kw_event_add_int(o, "interrupted", spool_count(&z->spool, SPOOL_INTERRUPTED));
-		kw_event_add_u64(o, "execs", z->execs);
-		kw_event_add_bool(o, "stalled", z->stalled);
-		kw_event_add_u64(o, "pruned", z->pruned);
-		kw_event_add_u64(o, "keep", z->file.fuzz.keep);
-		json_object_array_add(spools, o);
-	}
-	json_object_object_add(st, "files", files);
-	kw_event_add_str(st, "watch", d->armed_line);
-	kw_event_add_str(st, "watch_file", d->armed_file);
-	json_object_object_add(st, "wprobes", wps);
-	kw_event_add_bool(st, "wprobe_support", d->wprobe_ok);
-	json_object_object_add(st, "spools", spools);
-	kw_event_add_u64(st, "clients", d->srv.n_clients);
-	kw_event_add_u64(st, "dropped", server_dropped(&d->srv));
-	kw_event_add_u64(st, "push_connects", d->srv.push_connects);
-	json_object_object_add(st, "push", server_push_status(&d->srv));
-	kw_event_add_u64(st, "commands_refused", d->srv.cmds_refused);
-	kw_event_add_u64(st, "last_seq", d->ectx.seq);
-	kw_event_add_u64(st, "applies", d->applies);
-	kw_event_add_u64(st, "config_errors", d->config_errors);
-	kw_event_add_u64(st, "wprobe_hits", d->wprobe_hits);
-	kw_event_add_u64(st, "state_errors", d->state_errors);
-	kwbpf_status(d, st);
-	crash_status(d, st);
-	return st;
 }

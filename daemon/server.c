@@ -42,6 +42,25 @@ static struct ev_buf *make_lost(uint64_t count, uint64_t first, uint64_t last, v
 
 static int client_io(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 
+/* The connection goes; the client (its queue) stays. */
+static void client_close(struct client *c)
+{
+	c->io = sd_event_source_disable_unref(c->io);
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+/* The one way a consumer ends: connection, queue, memory.  What its queue
+ * dropped stays counted. */
+static void client_destroy(struct client *c)
+{
+	c->srv->dropped_closed += c->q.dropped_total;
+	client_close(c);
+	cq_done(&c->q);
+	free(c);
+}
+
 static void client_free(struct client *c)
 {
 	struct server *srv = c->srv;
@@ -53,12 +72,7 @@ static void client_free(struct client *c)
 			srv->n_clients--;
 			break;
 		}
-	srv->dropped_closed += c->q.dropped_total;
-	sd_event_source_disable_unref(c->io);
-	if (c->fd >= 0)
-		close(c->fd);
-	cq_done(&c->q);
-	free(c);
+	client_destroy(c);
 }
 
 /* Write what the queue holds until EAGAIN; -errno if the peer is gone. */
@@ -408,9 +422,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 	}
 	peer_cred(c);
 	if (sd_event_add_io(srv->ev, &c->io, cfd, EPOLLIN, client_io, c) < 0) {
-		close(cfd);
-		cq_done(&c->q);
-		free(c);
+		client_destroy(c);
 		return 0;
 	}
 	c->next = srv->clients;
@@ -498,9 +510,7 @@ static void push_lost(struct server *srv, int r)
 
 	log_warning_errno(r, "push target %s: %m, reconnecting", srv->push_path);
 	srv->push_err = r;
-	c->io = sd_event_source_disable_unref(c->io);
-	close(c->fd);
-	c->fd = -1;
+	client_close(c);
 	push_retry(srv);
 }
 
@@ -667,10 +677,7 @@ int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
 /* Close the push target's connection, keeping its queue. */
 static void push_close(struct server *srv)
 {
-	srv->push->io = sd_event_source_disable_unref(srv->push->io);
-	if (srv->push->fd >= 0)
-		close(srv->push->fd);
-	srv->push->fd = -1;
+	client_close(srv->push);
 	srv->push_timer = sd_event_source_disable_unref(srv->push_timer);
 	srv->push_backoff_us = 0;
 	srv->push_told = false;
@@ -690,9 +697,8 @@ static void push_free(struct server *srv)
 		log_warning("push target %s removed: %" PRIu64 " events queued for it dropped",
 			    srv->push_path, n);
 	srv->push_dropped += srv->push->q.dropped_total + n;
-	srv->dropped_closed += srv->push->q.dropped_total + n;
-	cq_done(&srv->push->q);
-	free(srv->push);
+	srv->dropped_closed += n;
+	client_destroy(srv->push);
 	srv->push = NULL;
 }
 

@@ -313,3 +313,8 @@ int kw_check_dir_owner(int fd, gid_t group, char *why, size_t n)
 	}
 	return 0;
 }
+
+int kw_fit(int len, size_t n)
+{
+	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : len;
+}

@@ -85,4 +85,7 @@ uint64_t kw_now_usec(void);
  */
 int kw_check_dir_owner(int fd, gid_t group, char *why, size_t n);
 
+/* snprintf()'s result len into n bytes: len, or -ENAMETOOLONG if cut. */
+int kw_fit(int len, size_t n);
+
 #endif

@@ -304,3 +304,35 @@ int wprobe_remove_stale(const char *tracefs, const char *instance,
 	}
 	return n;
 }
+
+/* The kernel's words for a wprobe and its triggers (dynamic_events,
+ * the trigger files). */
+int kw_wprobe_line(const struct kw_wprobe *p, const char *group, char *buf, size_t n)
+{
+	char where[160], rate[16] = "";
+
+	if (p->max_rate)
+		snprintf(rate, sizeof(rate), "%u", p->max_rate);
+	if (p->symbol[0] && p->offset)
+		snprintf(where, sizeof(where), "%s%+ld", p->symbol, p->offset);
+	else if (p->symbol[0])
+		snprintf(where, sizeof(where), "%s", p->symbol);
+	else
+		snprintf(where, sizeof(where), "0x%lx", p->address);
+	return kw_fit(snprintf(buf, n, "w%s:%s/%s %s@%s:%u%s%s", rate, group, p->name, p->access, where,
+			    p->length, p->fetch[0] ? " " : "", p->fetch), n);
+}
+
+int kw_trigger_line(const struct kw_trigger *t, const char *wprobe, char *buf, size_t n)
+{
+	char field[96] = "", filter[140] = "";
+
+	if (t->field[0] && t->offset)
+		snprintf(field, sizeof(field), ":%s%+ld", t->field, t->offset);
+	else if (t->field[0])
+		snprintf(field, sizeof(field), ":%s", t->field);
+	if (t->filter[0])
+		snprintf(filter, sizeof(filter), " if %s", t->filter);
+	return kw_fit(snprintf(buf, n, "%s_wprobe:%s%s%s", t->set ? "set" : "clear", wprobe,
+			    field, filter), n);
+}

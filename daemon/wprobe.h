@@ -55,4 +55,9 @@ int wprobe_parse_hit(const char *line, struct wprobe_hit *h);
 int wprobe_parse_storm(const char *line, struct wprobe_storm *s);
 int wprobe_storm_from_hit(const struct wprobe_hit *h, struct wprobe_storm *s);
 
+/* The dynamic_events line for p in group, and a trigger's line for the
+ * event file of its SYSTEM/EVENT; their length or -ENAMETOOLONG. */
+int kw_wprobe_line(const struct kw_wprobe *p, const char *group, char *buf, size_t n);
+int kw_trigger_line(const struct kw_trigger *t, const char *wprobe, char *buf, size_t n);
+
 #endif

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "config.h"
+#include "ksw.h"
+#include "wprobe.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -13,6 +13,8 @@
 
 #include "config.h"
 #include "ksw.h"
+#include "wprobe.h"
+#include "ksw.h"
 #include "util.h"
 #include "tmpdir.h"
 

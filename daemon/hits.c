@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/* wprobe hits: the daemon's tracefs instance's trace_pipe, read as the
+ * kernel writes it; each line a wprobe_hit event, or a wprobe_storm when
+ * the kernel's hit-storm guard disarmed a wprobe. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "kwatchd.h"
+#include "log.h"
+#include "util.h"
+#include "wprobe.h"
+
+/* The kernel disarmed a wprobe that trapped or moved too often. */
+static bool storm_line(struct kwd *d, const struct wprobe_hit *h)
+{
+	struct wprobe_storm s;
+	json_object *ev;
+
+	if (wprobe_storm_from_hit(h, &s) < 0)
+		return false;
+	log_warning("wprobe %s/%s disarmed by the kernel: %u %s in a second on CPU %d, limit %u; "
+		    "change its file (max_rate=) to re-arm it", s.group, s.name, s.count,
+		    s.repoints ? "re-points" : "hits", s.cpu, s.limit);
+	ev = kw_event_new("wprobe_storm");
+	if (!ev)
+		return true;
+	kw_event_add_str(ev, "event", s.name);
+	kw_event_add_str(ev, "group", s.group);
+	kw_event_add_str(ev, "reason", s.repoints ? "re-points" : "hits");
+	kw_event_add_int(ev, "count", s.count);
+	kw_event_add_int(ev, "limit", s.limit);
+	kw_event_add_int(ev, "cpu", s.cpu);
+	kw_event_add_str(ev, "trace_ts", s.ts);
+	kwd_emit(d, ev);
+	return true;
+}
+
+static void hit_line(struct kwd *d, const char *line)
+{
+	struct wprobe_hit h;
+	json_object *ev;
+
+	/* One parse per line: the storm report reads like a hit. */
+	if (wprobe_parse_hit(line, &h) < 0 || storm_line(d, &h))
+		return;
+	d->wprobe_hits++;
+	ev = kw_event_new("wprobe_hit");
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "event", h.event);
+	kw_event_add_str(ev, "comm", h.comm);
+	kw_event_add_int(ev, "pid", h.pid);
+	kw_event_add_int(ev, "cpu", h.cpu);
+	kw_event_add_str(ev, "trace_ts", h.ts);
+	kw_event_add_str(ev, "ip", h.ip);
+	kw_event_add_str(ev, "args", h.args);
+	kwd_emit(d, ev);
+}
+
+static int on_pipe(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct kwd *d = userdata;
+	char *nl, *start;
+	ssize_t n;
+
+	(void)s;
+	(void)revents;
+	n = read(fd, d->pipe_buf + d->pipe_len, sizeof(d->pipe_buf) - 1 - d->pipe_len);
+	if (n <= 0)
+		return 0;
+	d->pipe_len += n;
+	d->pipe_buf[d->pipe_len] = '\0';
+	start = d->pipe_buf;
+	while ((nl = strchr(start, '\n'))) {
+		*nl = '\0';
+		hit_line(d, start);
+		start = nl + 1;
+	}
+	d->pipe_len -= start - d->pipe_buf;
+	memmove(d->pipe_buf, start, d->pipe_len);
+	if (d->pipe_len == sizeof(d->pipe_buf) - 1)
+		d->pipe_len = 0;
+	return 0;
+}
+
+int kwd_pipe_open(struct kwd *d)
+{
+	int r;
+
+	if (d->pipe_fd >= 0)
+		return 0;
+	r = wprobe_instance_open(d->set.tracefs, d->set.instance, d->trace_pipe,
+				 sizeof(d->trace_pipe));
+	if (r < 0)
+		return log_warning_errno(r, "tracefs instance %s: %m", d->set.instance);
+	d->pipe_fd = open(d->trace_pipe, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (d->pipe_fd < 0)
+		return log_warning_errno(neg_errno(), "%s: %m", d->trace_pipe);
+	/* The hit-storm guard's reports come through the same pipe. */
+	r = wprobe_storm_enable(d->set.tracefs, d->set.instance);
+	if (r < 0 && r != -ENOENT)
+		log_warning_errno(r, "enabling wprobe:wprobe_storm: %m, ignoring");
+	return sd_event_add_io(d->ev, &d->pipe_io, d->pipe_fd, EPOLLIN, on_pipe, d);
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The status reply: the files in force and in error, the watch, the
+ * wprobes, the spools, the stream, the capture. */
+#include <stdio.h>
+#include <string.h>
+
+#include "crash.h"
+#include "kwatchd.h"
+#include "kwbpf.h"
+
+static const struct kw_file *find_err(struct kwd *d, const struct kw_file *f)
+{
+	return kw_file_find(d->errors, d->n_errors, f->kind, f->name);
+}
+
+static json_object *file_status(const struct kw_file *f, const char *state,
+				const struct kw_file *err)
+{
+	json_object *o = json_object_new_object();
+
+	if (!o)
+		return NULL;
+	kwd_file_fields(o, f);
+	kw_event_add_str(o, "state", state);
+	if (err) {
+		kw_event_add_int(o, "line", err->err_line);
+		kw_event_add_str(o, "reason", err->err_reason);
+	}
+	return o;
+}
+
+json_object *kwd_status(struct kwd *d)
+{
+	json_object *st = kw_event_new("status"), *files, *wps, *spools, *o;
+	size_t i;
+
+	if (!st)
+		return NULL;
+	files = json_object_new_array();
+	wps = json_object_new_array();
+	spools = json_object_new_array();
+	for (i = 0; i < d->n_cur; i++) {
+		const struct kw_file *f = &d->cur[i];
+		const struct kw_file *e = find_err(d, f);
+		bool on = (f->kind == KW_WATCH && f->watch.enabled) ||
+			(f->kind == KW_WPROBE && f->wprobe.enabled) ||
+			(f->kind == KW_FUZZ && f->fuzz.enabled);
+
+		json_object_array_add(files, file_status(f, e ? "error, last good in force" :
+							 on ? "applied" : "disabled", e));
+		if (f->kind == KW_WPROBE && on)
+			json_object_array_add(wps, json_object_new_string(f->wprobe.name));
+	}
+	for (i = 0; i < d->n_errors; i++)
+		if (!kw_file_find(d->cur, d->n_cur, d->errors[i].kind, d->errors[i].name))
+			json_object_array_add(files, file_status(&d->errors[i], "error",
+								 &d->errors[i]));
+	for (i = 0; i < d->n_fuzz; i++) {
+		struct fuzz_rt *z = d->fuzz[i];
+
+		o = json_object_new_object();
+		kw_event_add_str(o, "target", z->file.fuzz.target);
+		kw_event_add_str(o, "spool", z->spool.dir);
+		kw_event_add_int(o, "queued", spool_count(&z->spool, SPOOL_QUEUED));
+		kw_event_add_int(o, "done", spool_count(&z->spool, SPOOL_DONE));
+		kw_event_add_int(o, "rejected", spool_count(&z->spool, SPOOL_REJECTED));
+		kw_event_add_int(o, "interrupted", spool_count(&z->spool, SPOOL_INTERRUPTED));
+		kw_event_add_u64(o, "execs", z->execs);
+		kw_event_add_bool(o, "stalled", z->stalled);
+		kw_event_add_u64(o, "pruned", z->pruned);
+		kw_event_add_u64(o, "keep", z->file.fuzz.keep);
+		json_object_array_add(spools, o);
+	}
+	json_object_object_add(st, "files", files);
+	kw_event_add_str(st, "watch", d->armed_line);
+	kw_event_add_str(st, "watch_file", d->armed_file);
+	json_object_object_add(st, "wprobes", wps);
+	kw_event_add_bool(st, "wprobe_support", d->wprobe_ok);
+	json_object_object_add(st, "spools", spools);
+	kw_event_add_u64(st, "clients", d->srv.n_clients);
+	kw_event_add_u64(st, "dropped", server_dropped(&d->srv));
+	kw_event_add_u64(st, "push_connects", d->srv.push_connects);
+	json_object_object_add(st, "push", server_push_status(&d->srv));
+	kw_event_add_u64(st, "commands_refused", d->srv.cmds_refused);
+	kw_event_add_u64(st, "last_seq", d->ectx.seq);
+	kw_event_add_u64(st, "applies", d->applies);
+	kw_event_add_u64(st, "config_errors", d->config_errors);
+	kw_event_add_u64(st, "wprobe_hits", d->wprobe_hits);
+	kw_event_add_u64(st, "state_errors", d->state_errors);
+	kwbpf_status(d, st);
+	crash_status(d, st);
+	return st;
+}
