@@ -50,6 +50,15 @@ $(B)/unit/kwatchd/test_server: tests/unit/kwatchd/test_server.c $(KWD_CORE) daem
 		$(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchd/test_server
 
+# A fuzz spool runtime on a real loop and inotify (the daemon's other parts
+# it calls are stand-ins in the test).
+$(B)/unit/kwatchd/test_fuzz: tests/unit/kwatchd/test_fuzz.c $(KWD_CORE) daemon/fuzz.c \
+		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) \
+		daemon/fuzz.c $(KWD_LIBS) -lcmocka
+UNIT_TESTS += $(B)/unit/kwatchd/test_fuzz
+
 # The set in force saved across restarts, and the daemon's side of it.
 $(B)/unit/kwatchd/test_inforce: tests/unit/kwatchd/test_inforce.c $(KWD_CORE) daemon/inforce.c \
 		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h

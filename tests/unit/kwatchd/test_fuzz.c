@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A fuzz spool runtime (fuzz.c) on a real sd-event loop and inotify,
+ * against a temporary directory whose KFuzzTest input is a plain file.
+ * The daemon's other parts it calls are stand-ins defined here: events
+ * are collected (kwd_emit), and there are no BPF records or kernel log
+ * to read (kwbpf_poll, crash_drain). */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "crash.h"
+#include "kwatchd.h"
+#include "kwbpf.h"
+#include "tmpdir.h"
+#include "util.h"
+
+static char events[64][512];
+static unsigned int n_events;
+
+void kwd_emit(struct kwd *d, json_object *ev)
+{
+	(void)d;
+	if (n_events < 64)
+		snprintf(events[n_events++], sizeof(events[0]), "%s",
+			 json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN |
+							JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(ev);
+}
+
+bool kwbpf_poll(struct kwd *d)
+{
+	(void)d;
+	return false;
+}
+
+bool crash_drain(struct kwd *d)
+{
+	(void)d;
+	return false;
+}
+
+/* The events of a type that mention text (NULL: any). */
+static unsigned int count(const char *type, const char *text)
+{
+	char want[64];
+	unsigned int i, n = 0;
+
+	snprintf(want, sizeof(want), "\"type\":\"%s\"", type);
+	for (i = 0; i < n_events; i++)
+		n += strstr(events[i], want) && (!text || strstr(events[i], text));
+	return n;
+}
+
+static void run_for(struct kwd *d, unsigned int ms)
+{
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		sd_event_run(d->ev, 10000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
+}
+
+static struct kwd *new_kwd(void)
+{
+	struct kwd *d = calloc(1, sizeof(*d));
+	char path[PATH_MAX];
+
+	assert_non_null(d);
+	assert_int_equal(sd_event_new(&d->ev), 0);
+	kw_event_ctx_init(&d->ectx);
+	kw_settings_default(&d->set);
+	snprintf(d->confdir, sizeof(d->confdir), "%s/conf", root);
+	snprintf(d->state_dir, sizeof(d->state_dir), "%s/state", root);
+	snprintf(d->set.spool_root, sizeof(d->set.spool_root), "%s/state/spool", root);
+	snprintf(d->set.kfuzztest, sizeof(d->set.kfuzztest), "%s/kft", root);
+	snprintf(d->set.crash_dir, sizeof(d->set.crash_dir), "%s/state/crashes", root);
+	snprintf(d->set.socket_path, sizeof(d->set.socket_path), "%s/run/events.sock", root);
+	snprintf(path, sizeof(path), "%s/kft/t", root);
+	assert_int_equal(kw_mkdir_p(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/kft/t/input", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, path, "", 0), 0);
+	n_events = 0;
+	return d;
+}
+
+static void free_kwd(struct kwd *d)
+{
+	fuzz_stop_all(d);
+	sd_event_unref(d->ev);
+	free(d);
+}
+
+static void start(struct kwd *d, const char *text)
+{
+	char reason[256] = "", path[PATH_MAX];
+	struct kw_file f;
+
+	snprintf(path, sizeof(path), "%.2000s/fuzz.d/t.conf", d->confdir);
+	assert_int_equal(kw_file_parse(KW_FUZZ, path, text, strlen(text), &f), 0);
+	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), 0);
+}
+
+/* A blob written in tmp/ and renamed in. */
+static void drop(struct kwd *d, const char *name, const char *data)
+{
+	char tmp[PATH_MAX], dst[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%.2000s/t/tmp/%s", d->set.spool_root, name);
+	snprintf(dst, sizeof(dst), "%.2000s/t/%s", d->set.spool_root, name);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, tmp, data, strlen(data)), 0);
+	assert_int_equal(rename(tmp, dst), 0);
+}
+
+static bool in(struct kwd *d, const char *sub, const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%.2000s/t/%s/%s", d->set.spool_root, sub, name);
+	return access(path, F_OK) == 0;
+}
+
+/* Renamed in: replayed once, reported, moved to done/.  Created in the
+ * spool itself: refused at once, before anything reads it. */
+static void replays_renamed_refuses_in_place(void **state)
+{
+	struct kwd *d = new_kwd();
+	char path[PATH_MAX], *got = NULL;
+	int fd;
+
+	(void)state;
+	start(d, "[fuzz]\ntarget = t\n");
+	drop(d, "b1", "blob-one");
+	run_for(d, 200);
+	assert_int_equal(count("fuzz_exec", "\"blob\":\"b1\""), 1);
+	assert_true(in(d, "done", "b1"));
+	snprintf(path, sizeof(path), "%s/kft/t/input", root);
+	assert_int_equal(kw_read_file(path, 100, &got, NULL), 0);
+	assert_string_equal(got, "blob-one");
+	free(got);
+
+	snprintf(path, sizeof(path), "%.2000s/t/half", d->set.spool_root);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "half-", 5), 5);
+	run_for(d, 200);
+	assert_int_equal(count("fuzz_rejected", "written in place"), 1);
+	assert_true(in(d, "rejected", "half"));
+	assert_int_equal(write(fd, "whole", 5), 5);
+	close(fd);
+	drop(d, "b2", "blob-two");
+	run_for(d, 200);
+	assert_int_equal(count("fuzz_exec", NULL), 2);
+	assert_int_equal(count("fuzz_exec", "half"), 0);
+	free_kwd(d);
+}
+
+/* The result's record cannot be written (a directory squats on its
+ * NAME.errno, as ENOSPC would stop it): one fuzz_stalled, replay paused,
+ * then the result reported once it can be recorded, and fuzz_resumed. */
+static void stalls_and_resumes(void **state)
+{
+	struct kwd *d = new_kwd();
+	char path[PATH_MAX];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/kft/t/input", root);
+	assert_int_equal(unlink(path), 0);	/* every blob is rejected: ENOENT */
+	start(d, "[fuzz]\ntarget = t\n");
+	snprintf(path, sizeof(path), "%.2000s/t/rejected/x.errno", d->set.spool_root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	drop(d, "x", "blob");
+	run_for(d, 1500);
+	assert_int_equal(count("fuzz_stalled", "\"blob\":\"x\""), 1);
+	assert_int_equal(count("fuzz_rejected", NULL), 0);
+	assert_false(in(d, "inflight", "x"));
+	assert_int_equal(rmdir(path), 0);
+	run_for(d, 1500);
+	assert_int_equal(count("fuzz_rejected", "\"blob\":\"x\""), 1);
+	assert_int_equal(count("fuzz_resumed", NULL), 1);
+	assert_int_equal(count("fuzz_stalled", NULL), 1);
+	assert_true(in(d, "rejected", "x.errno"));
+	free_kwd(d);
+}
+
+/* keep = N: done/ keeps the newest N, checked when the spool starts. */
+static void keeps_the_newest(void **state)
+{
+	struct kwd *d = new_kwd();
+	char name[8];
+	int i;
+
+	(void)state;
+	start(d, "[fuzz]\ntarget = t\nkeep = 3\n");
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "k%d", i);
+		drop(d, name, "blob");
+		run_for(d, 100);
+	}
+	assert_int_equal(count("fuzz_exec", NULL), 6);
+	fuzz_stop_all(d);
+	start(d, "[fuzz]\ntarget = t\nkeep = 3\n");
+	assert_false(in(d, "done", "k2"));
+	assert_true(in(d, "done", "k3"));
+	assert_true(in(d, "done", "k5"));
+	free_kwd(d);
+}
+
+/* A spool that others may write is refused with the reason. */
+static void foreign_spool_refused(void **state)
+{
+	struct kwd *d = new_kwd();
+	char reason[256] = "", dir[PATH_MAX];
+	struct kw_file f;
+	static const char text[] = "[fuzz]\ntarget = t\n";
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%.2000s/t", d->set.spool_root);
+	assert_int_equal(kw_mkdir_p(dir, 0700), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
+	assert_int_equal(kw_file_parse(KW_FUZZ, "/c/fuzz.d/t.conf", text, strlen(text), &f), 0);
+	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), -EPERM);
+	assert_non_null(strstr(reason, "writable by others"));
+	free_kwd(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(replays_renamed_refuses_in_place, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(stalls_and_resumes, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(keeps_the_newest, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(foreign_spool_refused, tmpdir_setup,
+						tmpdir_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
