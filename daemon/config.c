@@ -41,6 +41,7 @@ void kw_settings_default(struct kw_settings *s)
 	strcpy(s->kmsg_path, "/dev/kmsg");
 	strcpy(s->kallsyms, "/proc/kallsyms");
 	strcpy(s->crash_dir, "/var/lib/kwatchd/crashes");
+	s->keep_crashes = KW_KEEP_CRASHES_DEFAULT;
 	strcpy(s->pstore, "/sys/fs/pstore /var/lib/systemd/pstore");
 }
 
@@ -293,6 +294,11 @@ static int settings_handler(void *user, const char *section, const char *key, co
 				return bad(ps, "ringbuf_kib: want a power of two, 4..1048576, got '%s'",
 					   v);
 			s->ringbuf_kib = u;
+			return 1;
+		}
+		if (strcmp(key, "keep_crashes") == 0) {
+			if (parse_uint(v, 10000000, &s->keep_crashes) < 0)
+				return bad(ps, "keep_crashes: want 0 (all) to 10000000, got '%s'", v);
 			return 1;
 		}
 		if (strcmp(key, "pstore") == 0)

@@ -110,8 +110,11 @@ struct kw_settings {
 	char kmsg_path[PATH_MAX];
 	char kallsyms[PATH_MAX];
 	char crash_dir[PATH_MAX];
+	unsigned int keep_crashes;	/* blobs kept per target in crash_dir; 0: all */
 	char pstore[PATH_MAX];		/* directories, space-separated; "": off */
 };
+
+#define KW_KEEP_CRASHES_DEFAULT 1000
 
 void kw_settings_default(struct kw_settings *s);
 

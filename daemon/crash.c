@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "crash.h"
+#include "keep.h"
 #include "kmsg.h"
 #include "ksym.h"
 #include "kwatchd.h"
@@ -215,7 +216,18 @@ static int keep_crash(struct crash_rt *c, const char *text, size_t len, const ch
 	ret = kw_write_file_at(dfd, to, text, len);
 	if (ret < 0)
 		return ret;
-	return kw_fsync_dirfd(dfd);
+	ret = kw_fsync_dirfd(dfd);
+	if (ret == 0 && d->set.keep_crashes) {
+		unsigned int removed;
+		int r = kw_keep_newest_blobs(dfd, d->set.keep_crashes, &removed);
+
+		if (r < 0)
+			log_warning_errno(r, "%s: cannot remove old crashes: %m", dir);
+		else if (removed)
+			log_info("%s: %u old crashes removed (keep_crashes = %u)", dir, removed,
+				 d->set.keep_crashes);
+	}
+	return ret;
 }
 
 static void add_frames(json_object *ev, const struct kmsg_report *r)

@@ -10,7 +10,7 @@ KWD_HDRS := $(wildcard daemon/*.h)
 # The pure parts, shared by the daemon and the host tests.
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/kmsg.c daemon/ksym.c \
-	daemon/pstore.c daemon/command.c
+	daemon/pstore.c daemon/command.c daemon/keep.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	daemon/kwbpf.c daemon/crash.c \
@@ -30,7 +30,7 @@ $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWCTL_HDRS)
 
 # --- host tests (cmocka, ASan/UBSan) -------------------------------------------
 
-KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore command
+KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore command keep
 define kwd_test
 $(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/wprobe.c daemon/ksw.c \
 		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h

@@ -132,7 +132,8 @@ static int read_settings(struct kwd *d, struct kw_settings *set, int *line, char
 }
 
 /* kwatchd.conf again, live: the stream settings change now (quiet period,
- * queue bounds for clients that connect from now on, the push target); the
+ * queue bounds for clients that connect from now on, the push target,
+ * keep_crashes); the
  * others (socket, kernel paths, [capture]) only at a restart, which an
  * event says.  A bad file changes nothing and is a config error. */
 static void reload_settings(struct kwd *d)
@@ -157,6 +158,7 @@ static void reload_settings(struct kwd *d)
 		return;
 	}
 	d->set.quiet_ms = set.quiet_ms;
+	d->set.keep_crashes = set.keep_crashes;
 	d->srv.q_events = d->set.queue_events = set.queue_events;
 	d->set.queue_kib = set.queue_kib;
 	d->srv.q_bytes = (size_t)set.queue_kib * 1024;

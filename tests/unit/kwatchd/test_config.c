@@ -177,6 +177,12 @@ static void settings(void **state)
 	assert_false(s.bpf);
 	assert_int_equal(s.ringbuf_kib, 8);
 	assert_string_equal(s.crash_dir, "/tmp/c");
+	assert_int_equal(s.keep_crashes, KW_KEEP_CRASHES_DEFAULT);
+	assert_int_equal(kw_settings_parse("[capture]\nkeep_crashes = 5\n", &s, &line, reason,
+					   sizeof(reason)), 0);
+	assert_int_equal(s.keep_crashes, 5);
+	assert_int_equal(kw_settings_parse("[capture]\nkeep_crashes = -1\n", &s, &line, reason,
+					   sizeof(reason)), -EINVAL);
 	assert_int_equal(kw_settings_parse("[capture]\nringbuf_kib = 12\n", &s, &line, reason,
 					   sizeof(reason)), -EINVAL);
 	assert_non_null(strstr(reason, "power of two"));

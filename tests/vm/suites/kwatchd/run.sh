@@ -274,7 +274,10 @@ t_heavy_wprobe_keeps_serving() {
 		sleep 1
 	done
 	rm -f $CONF/wprobe.d/heap.conf
-	sleep 2
+	t0=$(date +%s)
+	wait_for 90 sh -c "! grep -q kwatchd/heap /sys/kernel/tracing/dynamic_events" ||
+		{ follow_stop; fail "heap wprobe still there 90 s after its file went"; journalctl -u kwatchd -n 30 --no-pager; return 1; }
+	echo "heap wprobe removed $(( $(date +%s) - t0 )) s after its file went"
 	follow_stop
 	echo "status answered $((10 - fails))/10, slowest ${max} ms (/bin/true: ${tmax} ms); wprobe_hit $(events_of wprobe_hit | grep -c '"event":"heap"'), wprobe_storm $(events_of wprobe_storm | grep -c '"event":"heap"'), lost $(events_of lost | wc -l)"
 	events_of wprobe_storm | grep '"event":"heap"' | head -n2
