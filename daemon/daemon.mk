@@ -13,7 +13,7 @@ KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
 	daemon/pstore.c daemon/command.c daemon/keep.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
-	daemon/kwbpf.c daemon/crash.c \
+	daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c daemon/crash.c \
 	daemon/kwatchd.c
 KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c daemon/util.c
 KWCTL_HDRS := $(wildcard kwatchctl/*.h) daemon/util.h

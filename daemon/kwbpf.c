@@ -25,45 +25,21 @@
 #include "kwatch.h"
 #include "kwatch.skel.h"
 #include "kwbpf.h"
+#include "kwbpf-int.h"
 #include "kwatchd.h"
 #include "ksym.h"
 #include "log.h"
 #include "util.h"
 #include "wprobe.h"
 
-#define KWB_MAX_WPROBES 16
-
-enum kwb_prog { P_CATCH, P_FUZZ_ENTRY, P_FUZZ_DONE, P_WPROBE, _P_MAX };
-
-static const struct {
-	const char *name;	/* for events */
-	const char *event;	/* tracefs events/ path of its attach point */
-} prog_info[_P_MAX] = {
+const struct kwb_prog_info prog_info[_P_MAX] = {
 	[P_CATCH] = { "catch", "kstackwatch/ksw_catch" },
 	[P_FUZZ_ENTRY] = { "fuzz_entry", "kfuzztest/kfuzztest_run" },
 	[P_FUZZ_DONE] = { "fuzz_done", "kfuzztest/kfuzztest_done" },
 	[P_WPROBE] = { "wprobe", NULL },
 };
 
-#define KWBPF_BATCH 256
-
-struct kwbpf {
-	struct kwd *d;
-	struct kwatch_bpf *skel;
-	struct ring_buffer *rb;
-	sd_event_source *io;
-	bool usable[_P_MAX];
-	struct bpf_link *link[_P_MAX];		/* the tracepoint programs */
-	struct {
-		char name[KW_NAME_MAX + 1];
-		struct bpf_link *link;
-	} wp[KWB_MAX_WPROBES];
-	uint64_t records[_P_MAX], lost_reported;
-	unsigned int batch;			/* records handled in this poll */
-	int ncpus;
-};
-
-static struct bpf_program *prog_of(struct kwbpf *b, enum kwb_prog p)
+struct bpf_program *kwbpf_prog_of(struct kwbpf *b, enum kwb_prog p)
 {
 	switch (p) {
 	case P_CATCH: return b->skel->progs.kw_catch;
@@ -73,7 +49,7 @@ static struct bpf_program *prog_of(struct kwbpf *b, enum kwb_prog p)
 	}
 }
 
-static void unavailable_event(struct kwd *d, const char *prog, const char *what, int err)
+void kwbpf_unavailable_event(struct kwd *d, const char *prog, const char *what, int err)
 {
 	json_object *ev = kw_event_new("bpf_unavailable");
 
@@ -86,7 +62,7 @@ static void unavailable_event(struct kwd *d, const char *prog, const char *what,
 	kwd_emit(d, ev);
 }
 
-static void attach_event(struct kwd *d, const char *type, const char *prog, const char *what)
+void kwbpf_attach_event(struct kwd *d, const char *type, const char *prog, const char *what)
 {
 	json_object *ev = kw_event_new(type);
 
@@ -96,399 +72,6 @@ static void attach_event(struct kwd *d, const char *type, const char *prog, cons
 	if (what)
 		kw_event_add_str(ev, "target", what);
 	kwd_emit(d, ev);
-}
-
-/* --- symbols -------------------------------------------------------------- */
-
-/* Modules come and go: a miss reloads kallsyms, at most once a second. */
-static void sym(struct kwbpf *b, uint64_t addr, char *buf, size_t n)
-{
-	struct kwd *d = b->d;
-	const struct ksym *k;
-	uint64_t now = 0;
-	bool warn;
-
-	sd_event_now(d->ev, CLOCK_MONOTONIC, &now);
-	/* -ENOBUFS: found, the name cut to fit. */
-	k = ksym_cache_get(&d->syms, d->set.kallsyms, now, false, &warn);
-	if (k && ksym_format(k, addr, buf, n) != -ENOENT)
-		return;
-	k = ksym_cache_get(&d->syms, d->set.kallsyms, now, true, &warn);
-	if (warn)
-		log_warning("no symbols from %s: addresses stay numeric", d->set.kallsyms);
-	if (k && ksym_format(k, addr, buf, n) != -ENOENT)
-		return;
-	snprintf(buf, n, "0x%" PRIx64, addr);
-}
-
-static void add_hex(json_object *ev, const char *key, uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	kw_event_add_str(ev, key, buf);
-}
-
-/* A fixed-size string of a record, which the kernel may not terminate. */
-static void add_fixed(json_object *ev, const char *key, const char *s, size_t len)
-{
-	char buf[KWB_NAME_LEN + 1];
-
-	snprintf(buf, sizeof(buf), "%.*s", (int)len, s);
-	kw_event_add_str(ev, key, buf);
-}
-
-static void add_hdr(json_object *ev, const struct kwb_hdr *h)
-{
-	kw_event_add_int(ev, "pid", h->pid);
-	kw_event_add_int(ev, "tid", h->tid);
-	add_fixed(ev, "comm", h->comm, KWB_COMM_LEN);
-	kw_event_add_int(ev, "cpu", h->cpu);
-	kw_event_add_u64(ev, "ktime_ns", h->ktime_ns);
-}
-
-/* The stack as seen from the breakpoint handler starts with the handler's
- * own frames (ksw_catch, perf, the #DB entry): the frames that matter
- * start at the corrupting function, so those above it are dropped. */
-static void add_stack(struct kwbpf *b, json_object *ev, const struct kwb_catch *c,
-		      const char *ip_sym)
-{
-	json_object *arr = json_object_new_array();
-	size_t n = c->nstack > 0 ? (size_t)c->nstack / sizeof(c->stack[0]) : 0;
-	size_t i, first = SIZE_MAX, fn_len = strcspn(ip_sym, "+");
-	char buf[KWB_STACK_DEPTH][KW_SYM_MAX + 64];
-
-	if (!arr)
-		return;
-	n = n > KWB_STACK_DEPTH ? KWB_STACK_DEPTH : n;
-	for (i = 0; i < n; i++) {
-		sym(b, c->stack[i], buf[i], sizeof(buf[i]));
-		if (first == SIZE_MAX && strncmp(buf[i], ip_sym, fn_len) == 0 &&
-		    buf[i][fn_len] == '+')
-			first = i;
-	}
-	if (first == SIZE_MAX)
-		first = 0;
-	for (i = first; i < n; i++)
-		json_object_array_add(arr, json_object_new_string(buf[i]));
-	json_object_object_add(ev, "stack", arr);
-	kw_event_add_u64(ev, "handler_frames", first);
-}
-
-static json_object *catch_event(struct kwbpf *b, const struct kwb_catch *c)
-{
-	json_object *ev = kw_event_new("catch");
-	char ip_sym[KW_SYM_MAX + 64];
-
-	if (!ev)
-		return NULL;
-	sym(b, c->ip, ip_sym, sizeof(ip_sym));
-	add_fixed(ev, "func", c->func, KWB_NAME_LEN);
-	add_hex(ev, "addr", c->addr);
-	kw_event_add_u64(ev, "len", c->len);
-	kw_event_add_u64(ev, "depth", c->depth);
-	kw_event_add_int(ev, "watched_pid", c->watched_pid);
-	add_hex(ev, "ip", c->ip);
-	kw_event_add_str(ev, "ip_sym", ip_sym);
-	add_hdr(ev, &c->h);
-	if (c->nstack < 0)
-		kw_event_add_int(ev, "stack_errno", -c->nstack);
-	else
-		add_stack(b, ev, c, ip_sym);
-	return ev;
-}
-
-static json_object *fuzz_event(struct kwbpf *b, const struct kwb_fuzz *f)
-{
-	json_object *ev = kw_event_new(f->h.kind == KWB_FUZZ_ENTRY ? "fuzz_entry" : "fuzz_done");
-	const char *blob = kwd_tied_blob(b->d, NULL);
-
-	if (!ev)
-		return NULL;
-	add_fixed(ev, "target", f->target, KWB_NAME_LEN);
-	kw_event_add_u64(ev, "size", f->size);
-	if (f->h.kind == KWB_FUZZ_ENTRY) {
-		kw_event_add_u64(ev, "regions", f->regions);
-	} else {
-		kw_event_add_u64(ev, "duration_ns", f->duration_ns);
-		kw_event_add_int(ev, "result", f->result);
-	}
-	/* The daemon's own write of the blob tied now, not a late record of
-	 * the one before (a record reserved on a stalled CPU is read later). */
-	if (blob && (pid_t)f->h.pid == getpid() && f->h.ktime_ns >= b->d->tie.t0_ns)
-		kw_event_add_str(ev, "blob", blob);
-	add_hdr(ev, &f->h);
-	return ev;
-}
-
-static json_object *wprobe_event(struct kwbpf *b, const struct kwb_wprobe *w)
-{
-	json_object *ev = kw_event_new("wprobe_sample");
-	char ip_sym[KW_SYM_MAX + 64];
-
-	if (!ev)
-		return NULL;
-	if (w->cookie < KWB_MAX_WPROBES && b->wp[w->cookie].name[0])
-		kw_event_add_str(ev, "name", b->wp[w->cookie].name);
-	sym(b, w->ip, ip_sym, sizeof(ip_sym));
-	add_hex(ev, "ip", w->ip);
-	kw_event_add_str(ev, "ip_sym", ip_sym);
-	add_hdr(ev, &w->h);
-	return ev;
-}
-
-static int on_record(void *ctx, void *data, size_t size)
-{
-	struct kwbpf *b = ctx;
-	const struct kwb_hdr *h = data;
-	json_object *ev = NULL;
-
-	if (size < sizeof(*h))
-		return 0;
-	switch (h->kind) {
-	case KWB_CATCH:
-		if (size >= sizeof(struct kwb_catch))
-			ev = catch_event(b, data);
-		b->records[P_CATCH]++;
-		break;
-	case KWB_FUZZ_ENTRY:
-	case KWB_FUZZ_DONE:
-		if (size >= sizeof(struct kwb_fuzz))
-			ev = fuzz_event(b, data);
-		b->records[h->kind == KWB_FUZZ_ENTRY ? P_FUZZ_ENTRY : P_FUZZ_DONE]++;
-		break;
-	case KWB_WPROBE:
-		if (size >= sizeof(struct kwb_wprobe))
-			ev = wprobe_event(b, data);
-		b->records[P_WPROBE]++;
-		break;
-	}
-	if (ev)
-		kwd_emit(b->d, ev);
-	/* Handled (libbpf consumed it); stop the poll here if the batch is
-	 * full: a producer as fast as we are must not hold the loop. */
-	return ++b->batch >= KWBPF_BATCH ? -EAGAIN : 0;
-}
-
-static uint64_t lost_total(struct kwbpf *b)
-{
-	uint64_t *vals = calloc(b->ncpus, sizeof(*vals)), sum = 0;
-	uint32_t zero = 0;
-	int i;
-
-	if (!vals)
-		return b->lost_reported;
-	if (bpf_map__lookup_elem(b->skel->maps.lost, &zero, sizeof(zero), vals,
-				 sizeof(*vals) * b->ncpus, 0) == 0)
-		for (i = 0; i < b->ncpus; i++)
-			sum += vals[i];
-	free(vals);
-	return sum;
-}
-
-bool kwbpf_poll(struct kwd *d)
-{
-	struct kwbpf *b = d->bpf;
-	uint64_t lost;
-	json_object *ev;
-	bool more;
-
-	if (!b)
-		return false;
-	/* At most KWBPF_BATCH records; the rest make the ring's fd readable
-	 * again for the next loop iteration (after the watchdog, the socket). */
-	b->batch = 0;
-	more = ring_buffer__consume(b->rb) == -EAGAIN;
-	lost = lost_total(b);
-	if (lost <= b->lost_reported)
-		return more;
-	ev = kw_event_new("lost");
-	if (ev) {
-		kw_event_add_str(ev, "source", "bpf");
-		kw_event_add_u64(ev, "count", lost - b->lost_reported);
-		kw_event_add_u64(ev, "total", lost);
-		kwd_emit(d, ev);
-	}
-	log_warning("bpf: ring buffer full, %" PRIu64 " records lost", lost - b->lost_reported);
-	b->lost_reported = lost;
-	return more;
-}
-
-void kwbpf_poll_all(struct kwd *d)
-{
-	unsigned int i;
-
-	for (i = 0; i < 64 && kwbpf_poll(d); i++)
-		;
-}
-
-static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	(void)s;
-	(void)fd;
-	(void)revents;
-	kwbpf_poll(userdata);
-	return 0;
-}
-
-/* --- attach and detach --------------------------------------------------- */
-
-static bool event_exists(struct kwd *d, const char *event)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%.2000s/events/%s/id", d->set.tracefs, event);
-	return access(path, R_OK) == 0;
-}
-
-static void set_tp(struct kwbpf *b, enum kwb_prog p, bool want)
-{
-	struct bpf_link *l;
-	long err;
-
-	if (!b->usable[p] || want == !!b->link[p])
-		return;
-	if (!want) {
-		bpf_link__destroy(b->link[p]);
-		b->link[p] = NULL;
-		attach_event(b->d, "bpf_detached", prog_info[p].name, prog_info[p].event);
-		return;
-	}
-	l = bpf_program__attach(prog_of(b, p));
-	err = libbpf_get_error(l);
-	if (err) {
-		unavailable_event(b->d, prog_info[p].name, "attach failed", (int)err);
-		b->usable[p] = false;
-		return;
-	}
-	b->link[p] = l;
-	attach_event(b->d, "bpf_attached", prog_info[p].name, prog_info[p].event);
-}
-
-static int wprobe_attach(struct kwbpf *b, unsigned int slot, const char *name)
-{
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = slot);
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_TRACEPOINT,
-		.size = sizeof(attr),
-		.sample_period = 1,
-		.wakeup_events = 1,
-	};
-	_cleanup_free_ char *text = NULL;
-	char path[PATH_MAX];
-	struct bpf_link *l;
-	int fd, r;
-
-	snprintf(path, sizeof(path), "%.2000s/events/%s/%s/id", b->d->set.tracefs,
-		 KW_WPROBE_GROUP, name);
-	r = kw_read_file(path, 64, &text, NULL);
-	if (r < 0)
-		return r;
-	attr.config = strtoull(text, NULL, 10);
-	/* A trace event's BPF program runs on every CPU: one fd is enough. */
-	fd = syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	l = bpf_program__attach_perf_event_opts(b->skel->progs.kw_wprobe, fd, &opts);
-	r = (int)libbpf_get_error(l);
-	if (r) {
-		close(fd);
-		return r;
-	}
-	b->wp[slot].link = l;	/* the link closes fd */
-	snprintf(b->wp[slot].name, sizeof(b->wp[slot].name), "%s", name);
-	return 0;
-}
-
-static bool wprobe_wanted(struct kwd *d, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < d->n_cur; i++)
-		if (d->cur[i].kind == KW_WPROBE && d->cur[i].wprobe.enabled &&
-		    strcmp(d->cur[i].wprobe.name, name) == 0)
-			return true;
-	return false;
-}
-
-/* The slot following wprobe name, or -1. */
-static int slot_of(struct kwbpf *b, const char *name)
-{
-	int i;
-
-	for (i = 0; i < KWB_MAX_WPROBES; i++)
-		if (b->wp[i].link && strcmp(b->wp[i].name, name) == 0)
-			return i;
-	return -1;
-}
-
-static void detach_slot(struct kwbpf *b, unsigned int i)
-{
-	/* Records of this slot still in the ring keep their name. */
-	kwbpf_poll_all(b->d);
-	bpf_link__destroy(b->wp[i].link);
-	b->wp[i].link = NULL;
-	attach_event(b->d, "bpf_detached", "wprobe", b->wp[i].name);
-}
-
-void kwbpf_wprobe_detach(struct kwd *d, const char *name)
-{
-	int i = d->bpf ? slot_of(d->bpf, name) : -1;
-
-	if (i >= 0)
-		detach_slot(d->bpf, i);
-}
-
-static void sync_wprobes(struct kwbpf *b)
-{
-	struct kwd *d = b->d;
-	unsigned int i;
-	size_t j;
-	int r;
-
-	for (i = 0; i < KWB_MAX_WPROBES; i++)
-		if (b->wp[i].link && !wprobe_wanted(d, b->wp[i].name))
-			detach_slot(b, i);
-	if (!b->usable[P_WPROBE] || !d->wprobe_ok)
-		return;
-	for (j = 0; j < d->n_cur; j++) {
-		const struct kw_wprobe *p = &d->cur[j].wprobe;
-
-		if (d->cur[j].kind != KW_WPROBE || !p->enabled || slot_of(b, p->name) >= 0)
-			continue;
-		for (i = 0; i < KWB_MAX_WPROBES && b->wp[i].link; i++)
-			;
-		if (i == KWB_MAX_WPROBES) {
-			log_warning("bpf: more than %d wprobes, %s not followed by BPF",
-				    KWB_MAX_WPROBES, p->name);
-			continue;
-		}
-		r = wprobe_attach(b, i, p->name);
-		if (r < 0) {
-			/* Not fatal: its hits still arrive through tracefs. */
-			log_warning("bpf: cannot attach to wprobe %s: %s", p->name, strerror(-r));
-			continue;
-		}
-		attach_event(d, "bpf_attached", "wprobe", p->name);
-	}
-}
-
-void kwbpf_before_arm(struct kwd *d)
-{
-	if (d->bpf)
-		set_tp(d->bpf, P_CATCH, true);
-}
-
-void kwbpf_sync(struct kwd *d)
-{
-	struct kwbpf *b = d->bpf;
-
-	if (!b)
-		return;
-	set_tp(b, P_CATCH, d->armed_line[0] != '\0');
-	set_tp(b, P_FUZZ_ENTRY, d->n_fuzz > 0);
-	set_tp(b, P_FUZZ_DONE, d->n_fuzz > 0);
-	sync_wprobes(b);
 }
 
 /* --- life cycle ---------------------------------------------------------- */
@@ -541,32 +124,32 @@ int kwbpf_open(struct kwd *d)
 	b->skel = kwatch_bpf__open();
 	if (!b->skel) {
 		r = -errno;
-		unavailable_event(d, "all", "cannot open the BPF object", r);
+		kwbpf_unavailable_event(d, "all", "cannot open the BPF object", r);
 		goto fail;
 	}
 	/* Leave out a program whose attach point this kernel lacks: its
 	 * CO-RE relocations would fail the whole load. */
 	for (p = 0; p < _P_MAX; p++) {
 		b->usable[p] = true;
-		if (prog_info[p].event && !event_exists(d, prog_info[p].event)) {
+		if (prog_info[p].event && !kwbpf_event_exists(d, prog_info[p].event)) {
 			b->usable[p] = false;
-			bpf_program__set_autoload(prog_of(b, p), false);
-			unavailable_event(d, prog_info[p].name,
+			bpf_program__set_autoload(kwbpf_prog_of(b, p), false);
+			kwbpf_unavailable_event(d, prog_info[p].name,
 					  "no such trace event in this kernel", -ENOENT);
 		}
 	}
 	bpf_map__set_max_entries(b->skel->maps.events, d->set.ringbuf_kib * 1024);
 	r = kwatch_bpf__load(b->skel);
 	if (r < 0) {
-		unavailable_event(d, "all", "cannot load the BPF programs (BTF, CAP_BPF?)", r);
+		kwbpf_unavailable_event(d, "all", "cannot load the BPF programs (BTF, CAP_BPF?)", r);
 		goto fail;
 	}
-	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), on_record, b, NULL);
+	b->rb = ring_buffer__new(bpf_map__fd(b->skel->maps.events), kwbpf_on_record, b, NULL);
 	if (!b->rb) {
 		r = -errno;
 		goto fail;
 	}
-	r = sd_event_add_io(d->ev, &b->io, ring_buffer__epoll_fd(b->rb), EPOLLIN, on_ring, d);
+	r = sd_event_add_io(d->ev, &b->io, ring_buffer__epoll_fd(b->rb), EPOLLIN, kwbpf_on_ring, d);
 	if (r < 0)
 		goto fail;
 	/* kallsyms is read at the first address to name, not at start-up:
