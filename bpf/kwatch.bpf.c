@@ -105,8 +105,8 @@ int kw_fuzz_done(struct trace_event_raw_kfuzztest_done *ctx)
 	return 0;
 }
 
-/* Attached by the loader to a wprobe's perf event, with the wprobe's
- * index as the cookie; the context is the register state right after the
+/* Attached by the loader to a wprobe's perf event, with an id of that
+ * attach as the cookie; the context is the register state right after the
  * access.  The tracefs side of the hit does not depend on what it
  * returns; 0 spares building a perf sample nobody reads. */
 SEC("kprobe")

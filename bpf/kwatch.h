@@ -48,7 +48,7 @@ struct kwb_fuzz {
 
 struct kwb_wprobe {
 	struct kwb_hdr h;
-	__u64 cookie;		/* the loader's index of the wprobe */
+	__u64 cookie;		/* the loader's id of this attach (kwbpf_wprobe_name) */
 	__u64 ip;		/* the instruction after the access */
 };
 

@@ -58,9 +58,19 @@ static void set_tp(struct kwbpf *b, enum kwb_prog p, bool want)
 	kwbpf_attach_event(b->d, "bpf_attached", prog_info[p].name, prog_info[p].event);
 }
 
+const char *kwbpf_wprobe_name(const struct kwbpf *b, uint64_t cookie)
+{
+	unsigned int i;
+
+	for (i = 0; i < KWB_MAX_WPROBES; i++)
+		if (cookie && b->wp[i].cookie == cookie)
+			return b->wp[i].name;
+	return NULL;
+}
+
 static int wprobe_attach(struct kwbpf *b, unsigned int slot, const char *name)
 {
-	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = slot);
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = b->last_cookie + 1);
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_TRACEPOINT,
 		.size = sizeof(attr),
@@ -89,6 +99,7 @@ static int wprobe_attach(struct kwbpf *b, unsigned int slot, const char *name)
 		return r;
 	}
 	b->wp[slot].link = l;	/* the link closes fd */
+	b->wp[slot].cookie = ++b->last_cookie;
 	snprintf(b->wp[slot].name, sizeof(b->wp[slot].name), "%s", name);
 	return 0;
 }
@@ -117,8 +128,9 @@ static int slot_of(struct kwbpf *b, const char *name)
 
 static void detach_slot(struct kwbpf *b, unsigned int i)
 {
-	/* Records of this slot still in the ring keep their name. */
-	kwbpf_poll_all(b->d);
+	/* No new records; those in the ring keep their name (by cookie)
+	 * until the slot is reused: nothing to drain here, however busy a
+	 * producer keeps the ring. */
 	bpf_link__destroy(b->wp[i].link);
 	b->wp[i].link = NULL;
 	kwbpf_attach_event(b->d, "bpf_detached", "wprobe", b->wp[i].name);
@@ -130,6 +142,19 @@ void kwbpf_wprobe_detach(struct kwd *d, const char *name)
 
 	if (i >= 0)
 		detach_slot(d->bpf, i);
+}
+
+/* The free slot detached longest ago (its name is the least likely to
+ * still be wanted by records in the ring); KWB_MAX_WPROBES if none. */
+static unsigned int free_slot(const struct kwbpf *b)
+{
+	unsigned int i, best = KWB_MAX_WPROBES;
+
+	for (i = 0; i < KWB_MAX_WPROBES; i++)
+		if (!b->wp[i].link && (best == KWB_MAX_WPROBES ||
+				       b->wp[i].cookie < b->wp[best].cookie))
+			best = i;
+	return best;
 }
 
 static void sync_wprobes(struct kwbpf *b)
@@ -149,8 +174,7 @@ static void sync_wprobes(struct kwbpf *b)
 
 		if (d->cur[j].kind != KW_WPROBE || !p->enabled || slot_of(b, p->name) >= 0)
 			continue;
-		for (i = 0; i < KWB_MAX_WPROBES && b->wp[i].link; i++)
-			;
+		i = free_slot(b);
 		if (i == KWB_MAX_WPROBES) {
 			log_warning("bpf: more than %d wprobes, %s not followed by BPF",
 				    KWB_MAX_WPROBES, p->name);

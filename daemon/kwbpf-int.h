@@ -36,9 +36,11 @@ struct kwbpf {
 	bool usable[_P_MAX];
 	struct bpf_link *link[_P_MAX];		/* the tracepoint programs */
 	struct {
-		char name[KW_NAME_MAX + 1];
+		char name[KW_NAME_MAX + 1];	/* kept after detach, until reused */
 		struct bpf_link *link;
+		uint64_t cookie;		/* this attach's, in its records */
 	} wp[KWB_MAX_WPROBES];
+	uint64_t last_cookie;
 	uint64_t records[_P_MAX], lost_reported;
 	unsigned int batch;			/* records handled in this poll */
 	int ncpus;
@@ -50,6 +52,10 @@ void kwbpf_attach_event(struct kwd *d, const char *type, const char *prog, const
 
 /* kwbpf-attach.c: tracefs has the event (its attach point exists). */
 bool kwbpf_event_exists(struct kwd *d, const char *event);
+/* The wprobe a record's cookie was attached for; NULL once its slot was
+ * reused (each attach has a cookie of its own, so a record is never
+ * given another wprobe's name). */
+const char *kwbpf_wprobe_name(const struct kwbpf *b, uint64_t cookie);
 
 /* kwbpf-records.c */
 int kwbpf_on_record(void *ctx, void *data, size_t size);

@@ -152,11 +152,13 @@ static json_object *wprobe_event(struct kwbpf *b, const struct kwb_wprobe *w)
 {
 	json_object *ev = kw_event_new("wprobe_sample");
 	char ip_sym[KW_SYM_MAX + 64];
+	const char *name;
 
 	if (!ev)
 		return NULL;
-	if (w->cookie < KWB_MAX_WPROBES && b->wp[w->cookie].name[0])
-		kw_event_add_str(ev, "name", b->wp[w->cookie].name);
+	name = kwbpf_wprobe_name(b, w->cookie);
+	if (name)
+		kw_event_add_str(ev, "name", name);
 	sym(b, w->ip, ip_sym, sizeof(ip_sym));
 	add_hex(ev, "ip", w->ip);
 	kw_event_add_str(ev, "ip_sym", ip_sym);
