@@ -59,6 +59,16 @@ $(B)/unit/kwatchd/test_fuzz: tests/unit/kwatchd/test_fuzz.c $(KWD_CORE) daemon/f
 		daemon/fuzz.c $(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchd/test_fuzz
 
+# Crash capture from pstore into the crash directory (stand-ins for the
+# rest of the daemon in the test; the blob tie is fuzz.c's).
+$(B)/unit/kwatchd/test_crash: tests/unit/kwatchd/test_crash.c $(KWD_CORE) daemon/crash.c \
+		daemon/fuzz.c $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon \
+		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" -o $@ $< $(KWD_CORE) \
+		daemon/crash.c daemon/fuzz.c $(KWD_LIBS) -lcmocka
+UNIT_TESTS += $(B)/unit/kwatchd/test_crash
+
 # The set in force saved across restarts, and the daemon's side of it.
 $(B)/unit/kwatchd/test_inforce: tests/unit/kwatchd/test_inforce.c $(KWD_CORE) daemon/inforce.c \
 		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Crash capture (crash.c) from pstore, with files in a temporary
+ * directory: the guest's real panic record (data/pstore-panic.txt), a
+ * blob tied to it, the crash directory.  The daemon's other parts it
+ * calls are stand-ins defined here (events collected by kwd_emit); the
+ * tie is fuzz.c's own. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "crash.h"
+#include "kwatchd.h"
+#include "kwbpf.h"
+#include "tmpdir.h"
+#include "util.h"
+
+static char events[16][4096];
+static unsigned int n_events;
+
+void kwd_emit(struct kwd *d, json_object *ev)
+{
+	(void)d;
+	if (n_events < 16)
+		snprintf(events[n_events++], sizeof(events[0]), "%s",
+			 json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN |
+							JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(ev);
+}
+
+void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
+{
+	(void)d;
+	(void)path;
+	*failing = err < 0;
+}
+
+bool kwbpf_poll(struct kwd *d)
+{
+	(void)d;
+	return false;
+}
+
+static struct kwd *new_kwd(void)
+{
+	struct kwd *d = calloc(1, sizeof(*d));
+	char path[PATH_MAX], *rec = NULL;
+	size_t len = 0;
+
+	assert_non_null(d);
+	assert_int_equal(sd_event_new(&d->ev), 0);
+	kw_event_ctx_init(&d->ectx);
+	kw_settings_default(&d->set);
+	snprintf(d->state_dir, sizeof(d->state_dir), "%s/state", root);
+	snprintf(d->set.kmsg_path, sizeof(d->set.kmsg_path), "%s/kmsg", root);
+	snprintf(d->set.kallsyms, sizeof(d->set.kallsyms), "%s/no-kallsyms", root);
+	snprintf(d->set.pstore, sizeof(d->set.pstore), "%s/pstore", root);
+	snprintf(d->set.crash_dir, sizeof(d->set.crash_dir), "%s/state/crashes", root);
+	assert_int_equal(kw_mkdir_p(d->state_dir, 0700), 0);
+	assert_int_equal(kw_mkdir_p(d->set.pstore, 0700), 0);
+	/* No log to read in this test, but something epoll takes: a FIFO. */
+	assert_int_equal(mkfifo(d->set.kmsg_path, 0600), 0);
+	assert_int_equal(kw_read_file(KW_TEST_DATA "/pstore-panic.txt", 1 << 20, &rec, &len), 0);
+	snprintf(path, sizeof(path), "%.2000s/dmesg-ramoops-0", d->set.pstore);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, path, rec, len), 0);
+	free(rec);
+	snprintf(path, sizeof(path), "%s/b1", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, path, "null\n", 5), 0);
+	assert_int_equal(crash_open(d), 0);
+	/* The blob found in flight at start-up, claimed in the boot that panicked. */
+	kwd_tie(d, "t", "b1", path);
+	d->tie.prev_boot = true;
+	n_events = 0;
+	return d;
+}
+
+static void free_kwd(struct kwd *d)
+{
+	crash_close(d);
+	sd_event_unref(d->ev);
+	free(d);
+}
+
+static bool kept(struct kwd *d, const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%.2000s/t/%s", d->set.crash_dir, name);
+	return access(path, F_OK) == 0;
+}
+
+/* The previous boot's panic: one crash event from pstore, tied to the blob,
+ * which is kept with the whole record as its report; not reported twice. */
+static void panic_tied_and_kept(void **state)
+{
+	struct kwd *d = new_kwd();
+	char path[PATH_MAX], *report = NULL;
+
+	(void)state;
+	crash_pstore(d);
+	assert_int_equal(n_events, 1);
+	assert_non_null(strstr(events[0], "\"type\":\"crash\""));
+	assert_non_null(strstr(events[0], "\"source\":\"pstore\""));
+	assert_non_null(strstr(events[0], "\"function\":\"kwatch_platform_null_store\""));
+	assert_non_null(strstr(events[0], "\"target\":\"t\",\"blob\":\"b1\""));
+	assert_true(kept(d, "b1"));
+	snprintf(path, sizeof(path), "%.2000s/t/b1.report", d->set.crash_dir);
+	assert_int_equal(kw_read_file(path, 1 << 20, &report, NULL), 0);
+	assert_non_null(strstr(report, "BUG: kernel NULL pointer dereference"));
+	free(report);
+	crash_pstore(d);
+	assert_int_equal(n_events, 1);
+	free_kwd(d);
+}
+
+/* A crash directory others may write is not the daemon's: the crash is
+ * still reported, nothing is written there. */
+static void foreign_crash_dir_not_used(void **state)
+{
+	struct kwd *d = new_kwd();
+
+	(void)state;
+	assert_int_equal(kw_mkdir_p(d->set.crash_dir, 0700), 0);
+	assert_int_equal(chmod(d->set.crash_dir, 0777), 0);
+	crash_pstore(d);
+	assert_int_equal(n_events, 1);
+	assert_non_null(strstr(events[0], "\"type\":\"crash\""));
+	assert_false(kept(d, "b1"));
+	free_kwd(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(panic_tied_and_kept, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(foreign_crash_dir_not_used, tmpdir_setup,
+						tmpdir_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
