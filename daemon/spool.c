@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "keep.h"
 #include "spool.h"
 #include "util.h"
 
@@ -393,31 +394,27 @@ int spool_finish_again(struct spool *s, struct spool_result *ret)
 	return r;
 }
 
-struct aged {
-	struct timespec t;
-	char name[NAME_MAX + 1];
-};
-
-static int cmp_aged(const void *a, const void *b)
+/* An entry of done/, rejected/ or interrupted/: in rejected/ a blob's
+ * NAME.errno goes with it and is not counted apart. */
+static bool kept_entry(const char *name, const struct stat *st, void *ud)
 {
-	const struct aged *x = a, *y = b;
+	const bool *rejected = ud;
 
-	if (x->t.tv_sec != y->t.tv_sec)
-		return x->t.tv_sec < y->t.tv_sec ? -1 : 1;
-	if (x->t.tv_nsec != y->t.tv_nsec)
-		return x->t.tv_nsec < y->t.tv_nsec ? -1 : 1;
-	return strcmp(x->name, y->name);
+	(void)st;
+	return !(*rejected && kw_ends_with(name, ".errno"));
 }
 
-/* Remove one kept entry (and its .errno): a refused directory only if empty. */
-static int remove_kept(int dfd, const char *name, bool rejected)
+/* One kept entry (and its .errno): a refused directory only if empty;
+ * one gone or not empty is left (> 0). */
+static int remove_kept(int dfd, const char *name, void *ud)
 {
+	const bool *rejected = ud;
 	char ename[NAME_MAX + 1];
 
 	if (unlinkat(dfd, name, 0) < 0 &&
 	    (errno != EISDIR || unlinkat(dfd, name, AT_REMOVEDIR) < 0))
-		return neg_errno();
-	if (rejected) {
+		return errno == ENOENT || errno == ENOTEMPTY ? 1 : neg_errno();
+	if (*rejected) {
 		snprintf(ename, sizeof(ename), "%.248s.errno", name);
 		if (unlinkat(dfd, ename, 0) < 0 && errno != ENOENT)
 			return neg_errno();
@@ -427,51 +424,11 @@ static int remove_kept(int dfd, const char *name, bool rejected)
 
 int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigned int *removed)
 {
+	static const struct kw_keep_ops ops = { .counts = kept_entry, .remove = remove_kept };
 	bool rejected = st == SPOOL_REJECTED;
-	_cleanup_free_ struct aged *v = NULL;
-	size_t n = 0, cap = 0, i;
-	struct dirent *de;
-	int err = 0, r;
-	DIR *d;
 
-	*removed = 0;
-	d = spool_opendir(s, st, &err);
-	if (!d)
-		return err;
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		struct stat sb;
-
-		if (de->d_name[0] == '.' ||
-		    (rejected && len > 6 && strcmp(de->d_name + len - 6, ".errno") == 0))
-			continue;
-		if (fstatat(s->fd[st], de->d_name, &sb, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (n == cap) {
-			struct aged *t = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*v));
-
-			if (!t) {
-				err = -ENOMEM;
-				break;
-			}
-			v = t;
-		}
-		/* A move changes the inode's ctime: oldest moved in first. */
-		v[n].t = sb.st_ctim;
-		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
-		n++;
-	}
-	closedir(d);
-	if (err < 0 || n <= keep)
-		return err;
-	qsort(v, n, sizeof(*v), cmp_aged);
-	for (i = 0; i < n - keep; i++) {
-		r = remove_kept(s->fd[st], v[i].name, rejected);
-		if (r < 0 && r != -ENOENT && r != -ENOTEMPTY)
-			return r;
-		*removed += r == 0;
-	}
-	return 0;
+	/* A move changes the inode's ctime: oldest moved in first. */
+	return kw_keep_newest(s->fd[st], keep, &ops, &rejected, removed);
 }
 
 int spool_refuse(struct spool *s, const char *name, const char *why, struct spool_result *ret)
@@ -546,15 +503,13 @@ long spool_count(struct spool *s, enum spool_state st)
 	if (!d)
 		return err;
 	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
 		if (st == SPOOL_QUEUED) {
 			n += !not_queued(de->d_name) && is_regular(s->fd[st], de->d_name) == 1;
 			continue;
 		}
 		/* Set aside, whatever it is (rejected/ holds non-blobs too). */
-		if (de->d_name[0] == '.' || (st == SPOOL_REJECTED && len > 6 &&
-					    strcmp(de->d_name + len - 6, ".errno") == 0))
+		if (de->d_name[0] == '.' ||
+		    (st == SPOOL_REJECTED && kw_ends_with(de->d_name, ".errno")))
 			continue;
 		n++;
 	}
