@@ -212,7 +212,7 @@ static void stall(struct fuzz_rt *z, int err)
 	kw_event_add_str(ev, "spool", z->spool.dir);
 	if (z->unfinished)
 		kw_event_add_str(ev, "blob", z->res.name);
-	kw_event_add_str(ev, "error", strerrorname_np(-err) ? strerrorname_np(-err) : "EIO");
+	kw_event_add_str(ev, "error", kw_errno_name(err));
 	kw_event_add_str(ev, "reason", strerror(-err));
 	kwd_emit(z->d, ev);
 }

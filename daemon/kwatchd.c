@@ -27,7 +27,8 @@
 #define KWD_EXIT_CONFIG 78
 #define RELOAD_CMD_INTERVAL_USEC 1000000ULL
 
-void kwd_emit(struct kwd *d, json_object *ev)
+/* Encode and broadcast; kept in the backlog or not (synthetic load). */
+static void emit(struct kwd *d, json_object *ev, bool keep)
 {
 	struct ev_buf *b = NULL;
 	int r = kw_event_encode(&d->ectx, ev, 0, &b);
@@ -36,8 +37,16 @@ void kwd_emit(struct kwd *d, json_object *ev)
 		log_warning_errno(r, "cannot encode an event: %m, dropping it");
 		return;
 	}
-	server_broadcast(&d->srv, b);
+	if (keep)
+		server_broadcast(&d->srv, b);
+	else
+		server_broadcast_transient(&d->srv, b);
 	ev_buf_unref(b);
+}
+
+void kwd_emit(struct kwd *d, json_object *ev)
+{
+	emit(d, ev, true);
 }
 
 void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
@@ -60,7 +69,7 @@ void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
 	if (!ev)
 		return;
 	kw_event_add_str(ev, "path", path);
-	kw_event_add_str(ev, "error", strerrorname_np(-err) ? strerrorname_np(-err) : "EIO");
+	kw_event_add_str(ev, "error", kw_errno_name(err));
 	kw_event_add_str(ev, "reason", strerror(-err));
 	kwd_emit(d, ev);
 }
@@ -272,15 +281,11 @@ static int on_bench(sd_event_source *s, uint64_t usec, void *userdata)
 	(void)usec;
 	for (i = 0; i < chunk && d->bench_left; i++, d->bench_left--) {
 		json_object *ev = kw_event_new("bench");
-		struct ev_buf *b = NULL;
 
 		kw_event_add_u64(ev, "left", d->bench_left - 1);
 		kw_event_add_str(ev, "pad", "synthetic event for measuring the stream");
 		/* Not kept for later clients: load must not push real events out. */
-		if (kw_event_encode(&d->ectx, ev, 0, &b) == 0) {
-			server_broadcast_transient(&d->srv, b);
-			ev_buf_unref(b);
-		}
+		emit(d, ev, false);
 	}
 	if (d->bench_left) {
 		sd_event_source_set_time_relative(s, d->bench_rate ? 1000000 / d->bench_rate : 0);
@@ -350,7 +355,6 @@ static int cmd_reload(struct kwd *d, char *reason, size_t n)
 static void on_command(struct server *srv, struct client *c, const char *line, void *userdata)
 {
 	struct kwd *d = userdata;
-	struct ev_buf *b = NULL;
 	struct kw_cmd cmd;
 	char reason[160];
 	int r;
@@ -366,11 +370,8 @@ static void on_command(struct server *srv, struct client *c, const char *line, v
 	}
 	switch (cmd.kind) {
 	case KW_CMD_STATUS:
-		/* The reply is the status record; it reuses the last seq. */
-		if (kw_event_encode(&d->ectx, kwd_status(d), d->ectx.seq ? d->ectx.seq : 1, &b) == 0) {
-			server_send(c, b);
-			ev_buf_unref(b);
-		}
+		/* The reply is the status record. */
+		server_send_reply(c, kwd_status(d));
 		return;
 	case KW_CMD_BACKLOG:
 		server_send_backlog(&d->srv, c);

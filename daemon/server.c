@@ -192,21 +192,24 @@ void server_broadcast_transient(struct server *srv, struct ev_buf *b)
 
 void server_reply(struct client *c, const char *command, int err, const char *reason)
 {
-	struct kw_event_ctx *ectx = c->srv->ectx;
 	json_object *ev = kw_event_new("reply");
-	struct ev_buf *b = NULL;
 
 	if (!ev)
 		return;
 	kw_event_add_str(ev, "command", command);
 	kw_event_add_bool(ev, "ok", err == 0);
-	if (err) {
-		const char *name = strerrorname_np(-err);
-
-		kw_event_add_str(ev, "error", name ? name : "EINVAL");
-	}
+	if (err)
+		kw_event_add_str(ev, "error", kw_errno_name(err));
 	if (reason && *reason)
 		kw_event_add_str(ev, "reason", reason);
+	server_send_reply(c, ev);
+}
+
+void server_send_reply(struct client *c, json_object *ev)
+{
+	struct kw_event_ctx *ectx = c->srv->ectx;
+	struct ev_buf *b = NULL;
+
 	if (kw_event_encode(ectx, ev, ectx->seq ? ectx->seq : 1, &b) < 0)
 		return;
 	server_send(c, b);
@@ -470,11 +473,8 @@ static void push_event(struct server *srv, const char *type, int err, const char
 	if (!ev)
 		return;
 	kw_event_add_str(ev, "path", srv->push_path);
-	if (err) {
-		const char *name = strerrorname_np(-err);
-
-		kw_event_add_str(ev, "error", name ? name : "EIO");
-	}
+	if (err)
+		kw_event_add_str(ev, "error", kw_errno_name(err));
 	if (reason)
 		kw_event_add_str(ev, "reason", reason);
 	kw_event_add_u64(ev, "queued", srv->push ? srv->push->q.count : 0);
@@ -726,7 +726,7 @@ int server_set_push(struct server *srv, const char *push_path)
 json_object *server_push_status(const struct server *srv)
 {
 	json_object *o = json_object_new_object();
-	const char *err = srv->push_err ? strerrorname_np(-srv->push_err) : NULL;
+	const char *err = srv->push_err ? kw_errno_name(srv->push_err) : NULL;
 
 	if (!o)
 		return NULL;

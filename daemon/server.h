@@ -114,6 +114,9 @@ void server_send(struct client *c, struct ev_buf *b);
 /* Answer a client's command: {"type":"reply","command","ok"[,"error",
  * "reason"]}; err 0 or -errno.  A reply reuses the last seq, as status. */
 void server_reply(struct client *c, const char *command, int err, const char *reason);
+/* Send one client an answer (ev, owned) that reuses the last seq: a
+ * reply or a status record, not a stream position. */
+void server_send_reply(struct client *c, json_object *ev);
 /* The peer is root (or the daemon's own user). */
 bool server_client_privileged(const struct client *c);
 /* Queue the kept events older than the first one the client got live,

@@ -318,3 +318,10 @@ int kw_fit(int len, size_t n)
 {
 	return len < 0 || (size_t)len >= n ? -ENAMETOOLONG : len;
 }
+
+const char *kw_errno_name(int err)
+{
+	const char *name = strerrorname_np(err < 0 ? -err : err);
+
+	return name ? name : "EIO";
+}

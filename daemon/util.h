@@ -88,4 +88,7 @@ int kw_check_dir_owner(int fd, gid_t group, char *why, size_t n);
 /* snprintf()'s result len into n bytes: len, or -ENAMETOOLONG if cut. */
 int kw_fit(int len, size_t n);
 
+/* The symbol of errno err (negative or not) for events: "ENOSPC". */
+const char *kw_errno_name(int err);
+
 #endif
