@@ -64,16 +64,24 @@ static bool trampoline_after(const char *sym, void *ud)
 {
 	struct crash_rt *c = ud;
 	struct kwd *d = c->d;
+	uint64_t now = kw_now_usec();
+	const char *next = NULL;
 	const struct ksym *k;
 	bool warn;
 
-	k = ksym_cache_get(&d->syms, d->set.kallsyms, kw_now_usec(), false, &warn);
-	if (!k || !ksym_after(k, sym))
-		k = ksym_cache_get(&d->syms, d->set.kallsyms, kw_now_usec(), true, &warn);
+	k = ksym_cache_get(&d->syms, d->set.kallsyms, now, false, &warn);
+	if (k)
+		next = ksym_after(k, sym);
+	if (!next) {
+		/* Not known: a module loaded since the table was read. */
+		k = ksym_cache_get(&d->syms, d->set.kallsyms, now, true, &warn);
+		if (k)
+			next = ksym_after(k, sym);
+	}
 	if (warn)
 		log_warning("no symbols from %s: frames at a symbol's end are kept",
 			    d->set.kallsyms);
-	return k && ksym_trampoline_after(k, sym);
+	return next && ksym_is_return_trampoline(next);
 }
 
 /* --- position ------------------------------------------------------------- */

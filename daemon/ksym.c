@@ -218,11 +218,16 @@ const char *ksym_after(const struct ksym *k, const char *name)
 	return NULL;
 }
 
+bool ksym_is_return_trampoline(const char *name)
+{
+	return strstr(name, "trampoline") || strcmp(name, "return_to_handler") == 0;
+}
+
 bool ksym_trampoline_after(const struct ksym *k, const char *name)
 {
 	const char *next = ksym_after(k, name);
 
-	return next && (strstr(next, "trampoline") || strcmp(next, "return_to_handler") == 0);
+	return next && ksym_is_return_trampoline(next);
 }
 
 const struct ksym *ksym_cache_get(struct ksym_cache *c, const char *path, uint64_t now_usec,

@@ -56,6 +56,8 @@ const char *ksym_after(const struct ksym *k, const char *name);
  * ftrace's return_to_handler): a stack address printed as name+SIZE/SIZE
  * is that trampoline, standing in for a caller, not a call of name's. */
 bool ksym_trampoline_after(const struct ksym *k, const char *name);
+/* name is a return trampoline (kretprobe, rethook, return_to_handler). */
+bool ksym_is_return_trampoline(const char *name);
 
 /*
  * One symbol table for the daemon, read when first needed.  Modules come
