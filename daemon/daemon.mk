@@ -53,7 +53,7 @@ UNIT_TESTS += $(B)/unit/kwatchd/test_server
 # A fuzz spool runtime on a real loop and inotify (the daemon's other parts
 # it calls are stand-ins in the test).
 $(B)/unit/kwatchd/test_fuzz: tests/unit/kwatchd/test_fuzz.c $(KWD_CORE) daemon/fuzz.c \
-		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
+		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) \
 		daemon/fuzz.c $(KWD_LIBS) -lcmocka
@@ -62,7 +62,7 @@ UNIT_TESTS += $(B)/unit/kwatchd/test_fuzz
 # Crash capture from pstore into the crash directory (stand-ins for the
 # rest of the daemon in the test; the blob tie is fuzz.c's).
 $(B)/unit/kwatchd/test_crash: tests/unit/kwatchd/test_crash.c $(KWD_CORE) daemon/crash.c \
-		daemon/fuzz.c $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
+		daemon/fuzz.c $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" -o $@ $< $(KWD_CORE) \

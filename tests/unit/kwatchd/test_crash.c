@@ -2,8 +2,8 @@
 /* Crash capture (crash.c) from pstore, with files in a temporary
  * directory: the guest's real panic record (data/pstore-panic.txt), a
  * blob tied to it, the crash directory.  The daemon's other parts it
- * calls are stand-ins defined here (events collected by kwd_emit); the
- * tie is fuzz.c's own. */
+ * calls are stand-ins (fake_kwd.h; kwd_state_saved here); the tie is
+ * fuzz.c's own. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -16,23 +16,7 @@
 #include <cmocka.h>
 
 #include "crash.h"
-#include "kwatchd.h"
-#include "kwbpf.h"
-#include "tmpdir.h"
-#include "util.h"
-
-static char events[16][4096];
-static unsigned int n_events;
-
-void kwd_emit(struct kwd *d, json_object *ev)
-{
-	(void)d;
-	if (n_events < 16)
-		snprintf(events[n_events++], sizeof(events[0]), "%s",
-			 json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN |
-							JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(ev);
-}
+#include "fake_kwd.h"
 
 void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
 {
@@ -41,28 +25,16 @@ void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
 	*failing = err < 0;
 }
 
-bool kwbpf_poll(struct kwd *d)
-{
-	(void)d;
-	return false;
-}
-
 static struct kwd *new_kwd(void)
 {
-	struct kwd *d = calloc(1, sizeof(*d));
+	struct kwd *d = fake_kwd_new();
 	char path[PATH_MAX], *rec = NULL;
 	size_t len = 0;
 
-	assert_non_null(d);
-	assert_int_equal(sd_event_new(&d->ev), 0);
-	kw_event_ctx_init(&d->ectx);
-	kw_settings_default(&d->set);
-	snprintf(d->state_dir, sizeof(d->state_dir), "%s/state", root);
 	snprintf(d->set.kmsg_path, sizeof(d->set.kmsg_path), "%s/kmsg", root);
 	snprintf(d->set.kallsyms, sizeof(d->set.kallsyms), "%s/no-kallsyms", root);
 	snprintf(d->set.pstore, sizeof(d->set.pstore), "%s/pstore", root);
 	snprintf(d->set.crash_dir, sizeof(d->set.crash_dir), "%s/state/crashes", root);
-	assert_int_equal(kw_mkdir_p(d->state_dir, 0700), 0);
 	assert_int_equal(kw_mkdir_p(d->set.pstore, 0700), 0);
 	/* No log to read in this test, but something epoll takes: a FIFO. */
 	assert_int_equal(mkfifo(d->set.kmsg_path, 0600), 0);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A fuzz spool runtime (fuzz.c) on a real sd-event loop and inotify,
  * against a temporary directory whose KFuzzTest input is a plain file.
- * The daemon's other parts it calls are stand-ins defined here: events
- * are collected (kwd_emit), and there are no BPF records or kernel log
- * to read (kwbpf_poll, crash_drain). */
+ * The daemon's other parts it calls are stand-ins: events are collected
+ * and there are no BPF records (fake_kwd.h), nor kernel log to read
+ * (crash_drain, here). */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -17,29 +17,7 @@
 #include <cmocka.h>
 
 #include "crash.h"
-#include "kwatchd.h"
-#include "kwbpf.h"
-#include "tmpdir.h"
-#include "util.h"
-
-static char events[64][512];
-static unsigned int n_events;
-
-void kwd_emit(struct kwd *d, json_object *ev)
-{
-	(void)d;
-	if (n_events < 64)
-		snprintf(events[n_events++], sizeof(events[0]), "%s",
-			 json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN |
-							JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(ev);
-}
-
-bool kwbpf_poll(struct kwd *d)
-{
-	(void)d;
-	return false;
-}
+#include "fake_kwd.h"
 
 bool crash_drain(struct kwd *d)
 {
@@ -72,15 +50,10 @@ static void run_for(struct kwd *d, unsigned int ms)
 
 static struct kwd *new_kwd(void)
 {
-	struct kwd *d = calloc(1, sizeof(*d));
+	struct kwd *d = fake_kwd_new();
 	char path[PATH_MAX];
 
-	assert_non_null(d);
-	assert_int_equal(sd_event_new(&d->ev), 0);
-	kw_event_ctx_init(&d->ectx);
-	kw_settings_default(&d->set);
 	snprintf(d->confdir, sizeof(d->confdir), "%s/conf", root);
-	snprintf(d->state_dir, sizeof(d->state_dir), "%s/state", root);
 	snprintf(d->set.spool_root, sizeof(d->set.spool_root), "%s/state/spool", root);
 	snprintf(d->set.kfuzztest, sizeof(d->set.kfuzztest), "%s/kft", root);
 	snprintf(d->set.crash_dir, sizeof(d->set.crash_dir), "%s/state/crashes", root);
@@ -89,7 +62,6 @@ static struct kwd *new_kwd(void)
 	assert_int_equal(kw_mkdir_p(path, 0700), 0);
 	snprintf(path, sizeof(path), "%s/kft/t/input", root);
 	assert_int_equal(kw_write_file_at(AT_FDCWD, path, "", 0), 0);
-	n_events = 0;
 	return d;
 }
 
