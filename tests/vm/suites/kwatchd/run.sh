@@ -295,19 +295,27 @@ t_spool_replays_each_blob_once() {
 	rm -f $CONF/fuzz.d/gone.conf
 }
 
+# fuzz_config_error NAME TEXT: drop fuzz.d/NAME.conf, wait for its
+# config_error, take the file away again; prints the config_error events
+# naming it.
+fuzz_config_error() {
+	follow_start
+	put $CONF/fuzz.d "$1.conf" "$2"
+	wait_for 5 sh -c "grep -q '\"type\":\"config_error\".*$1.conf' $EV" || true
+	follow_stop
+	rm -f "$CONF/fuzz.d/$1.conf"
+	events_of config_error | grep "$1.conf"
+}
+
 # A spool inside the daemon's own directories would eat what is kept
 # there: spool = the configuration's watch.d is a config_error, and the
 # shipped example file there stays where it is.
 t_spool_inside_config_refused() {
-	local ex=$CONF/watch.d/example.conf.disabled
+	local ex=$CONF/watch.d/example.conf.disabled out
 	[ -e $ex ] || cp /opt/kwatch/etc/kwatchd/watch.d/example.conf.disabled $ex 2>/dev/null || : >$ex
-	follow_start
-	printf '[fuzz]\ntarget = inconf\nspool = %s/watch.d\n' "$CONF" >$CONF/fuzz.d/.in.tmp && mv $CONF/fuzz.d/.in.tmp $CONF/fuzz.d/inconf.conf
-	wait_for 5 sh -c "grep -q '\"type\":\"config_error\".*inconf.conf' $EV" || true
-	follow_stop
-	rm -f $CONF/fuzz.d/inconf.conf
-	events_of config_error | grep inconf.conf
-	events_of config_error | grep inconf.conf | grep -q 'inside the configuration directory' ||
+	out=$(fuzz_config_error inconf "[fuzz]\ntarget = inconf\nspool = $CONF/watch.d\n")
+	echo "$out"
+	echo "$out" | grep -q 'inside the configuration directory' ||
 		fail "no config_error saying the spool is inside the configuration" || return 1
 	[ -e $ex ] || fail "the example file in watch.d was consumed" || return 1
 	[ ! -e $CONF/watch.d/done ] || fail "spool directories made in watch.d" || return 1
@@ -352,15 +360,11 @@ t_spool_written_in_place_refused() {
 # A spool that someone else owns is theirs to fill: it is refused with the
 # owner named, and the daemon makes nothing in it.
 t_spool_not_ours_refused() {
-	local sp=/var/lib/kwatchd/spool/notours
+	local sp=/var/lib/kwatchd/spool/notours out
 	mkdir -p $sp && chown 65534:65534 $sp
-	follow_start
-	put $CONF/fuzz.d notours.conf "[fuzz]\ntarget = notours\nspool = $sp\n"
-	wait_for 5 sh -c "grep -q '\"type\":\"config_error\".*notours.conf' $EV" || true
-	follow_stop
-	rm -f $CONF/fuzz.d/notours.conf
-	events_of config_error | grep notours.conf
-	events_of config_error | grep notours.conf | grep -q 'owned by uid 65534' ||
+	out=$(fuzz_config_error notours "[fuzz]\ntarget = notours\nspool = $sp\n")
+	echo "$out"
+	echo "$out" | grep -q 'owned by uid 65534' ||
 		fail "no config_error naming the spool's owner" || return 1
 	[ ! -e $sp/done ] && [ ! -e $sp/tmp ] || fail "directories made in a spool that is not ours" || return 1
 	rm -rf $sp
