@@ -13,3 +13,9 @@ follow_start() { kwatchctl follow -r >"$EV" 2>/dev/null & FOLLOW=$!; sleep 0.3; 
 follow_stop() { sleep "$FOLLOW_SETTLE"; kill "$FOLLOW" 2>/dev/null; wait "$FOLLOW" 2>/dev/null; }
 # at_least N DIR: DIR holds N files or more (for wait_for).
 at_least() { [ "$(ls "$2" 2>/dev/null | wc -l)" -ge "$1" ]; }
+# kwatchd_state: the unit's state once a reload in progress has finished
+# (a drop-in change makes the daemon reload: "reloading" for a moment).
+kwatchd_state() {
+	wait_for 10 sh -c '[ "$(systemctl is-active kwatchd)" != reloading ]'
+	systemctl is-active kwatchd
+}

@@ -120,7 +120,7 @@ t_restore() {
 	[ -f $KEEP/kwatchd.conf.orig ] && cp $KEEP/kwatchd.conf.orig $CONF/kwatchd.conf
 	rm -rf $KEEP $KFT/panicky $SPOOLS/panicky $CRASHES/panicky
 	systemctl restart kwatchd
-	expect_eq "kwatchd" "$(systemctl is-active kwatchd)" active
+	expect_eq "kwatchd" "$(kwatchd_state)" active
 }
 
 ktap_main

@@ -64,7 +64,7 @@ CONF
 	echo $! >$ST/reader.pid
 	printf '[fuzz]\ntarget = tgt\n' >$CONF/fuzz.d/tgt.conf
 	systemctl restart kwatchd || fail "restart with stand-in paths" || return 1
-	expect_eq "kwatchd after restart" "$(systemctl is-active kwatchd)" active
+	expect_eq "kwatchd after restart" "$(kwatchd_state)" active
 }
 
 t_watch_file_arms_and_disarms() {
@@ -389,7 +389,7 @@ t_spool_on_a_full_disk() {
 	wait_for 10 sh -c "grep -q '\"type\":\"fuzz_stalled\"' $EV" ||
 		{ follow_stop; umount $sp; fail "no fuzz_stalled event"; return 1; }
 	events_of fuzz_stalled
-	expect_eq "kwatchd on a full spool" "$(systemctl is-active kwatchd)" active || { follow_stop; umount $sp; return 1; }
+	expect_eq "kwatchd on a full spool" "$(kwatchd_state)" active || { follow_stop; umount $sp; return 1; }
 	kwatchctl status -r | grep -q '"stalled":true' || { follow_stop; umount $sp; fail "status does not say stalled"; return 1; }
 	! events_of fuzz_rejected | grep -q '"blob":"b1"' || { follow_stop; umount $sp; fail "b1 reported before its result was recorded"; return 1; }
 	rm -f $sp/tmp/filler
@@ -568,7 +568,7 @@ t_settings_live() {
 	events_of settings_pending | grep -q '"settings":"ringbuf_kib"' || fail "pending setting not named" || return 1
 	events_of config_error | grep '"file":"kwatchd.conf"' | grep -q "\"line\":$n" ||
 		fail "config_error lacks line $n" || return 1
-	expect_eq "kwatchd" "$(systemctl is-active kwatchd)" active
+	expect_eq "kwatchd" "$(kwatchd_state)" active
 }
 
 # Reading is the socket group's right, commanding root's (SO_PEERCRED):
@@ -618,7 +618,7 @@ t_socket_activation_and_unit_limits() {
 	st=$(timeout 60 kwatchctl status -r | head -n1)
 	echo "status from a stopped daemon: ${st:0:120}"
 	echo "$st" | grep -q '"type":"status"' || fail "connecting did not start the daemon" || return 1
-	expect_eq "kwatchd after activation" "$(systemctl is-active kwatchd)" active || return 1
+	expect_eq "kwatchd after activation" "$(kwatchd_state)" active || return 1
 	systemctl restart kwatchd || fail "restart" || return 1
 	expect_eq "socket inode across restarts" "$(stat -c %i /run/kwatchd/events.sock)" "$ino" || return 1
 	bnd=$(sed -n 's/^CapBnd:\t*//p' /proc/"$(systemctl show -p MainPID --value kwatchd)"/status)
@@ -634,7 +634,7 @@ t_zz_restore() {
 	cp $ST/kwatchd.conf.orig $CONF/kwatchd.conf
 	kill "$(cat $ST/reader.pid)" 2>/dev/null
 	systemctl restart kwatchd
-	expect_eq "kwatchd restored" "$(systemctl is-active kwatchd)" active
+	expect_eq "kwatchd restored" "$(kwatchd_state)" active
 }
 
 ktap_main

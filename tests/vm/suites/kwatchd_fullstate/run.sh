@@ -38,7 +38,7 @@ t_full_state_directory() {
 	systemctl stop kwatchd kwatchd.socket
 	umount $ST
 	systemctl start kwatchd.socket kwatchd
-	expect_eq "kwatchd back on its disk" "$(systemctl is-active kwatchd)" active
+	expect_eq "kwatchd back on its disk" "$(kwatchd_state)" active
 }
 
 ktap_main
