@@ -9,6 +9,7 @@
 #include <ini.h>
 
 #include "config.h"
+#include "journal.h"
 #include "util.h"
 
 const char *const kw_kind_dir[_KW_KIND_MAX] = {
@@ -30,6 +31,7 @@ void kw_settings_default(struct kw_settings *s)
 	s->queue_events = 4096;
 	s->queue_kib = 4096;
 	s->quiet_ms = 150;
+	s->journal = kw_journal_default_mask();
 	strcpy(s->kstackwatch, "/proc/kstackwatch");
 	strcpy(s->tracefs, "/sys/kernel/tracing");
 	strcpy(s->instance, "kwatchd");
@@ -249,6 +251,11 @@ static int settings_handler(void *user, const char *section, const char *key, co
 			if (parse_uint(v, 1 << 20, &u) < 0 || u < 64)
 				return bad(ps, "queue_kib: want 64..1048576, got '%s'", v);
 			s->queue_kib = u;
+		} else if (strcmp(key, "journal") == 0) {
+			char why[200];
+
+			if (kw_journal_parse(v, &s->journal, why, sizeof(why)) < 0)
+				return bad(ps, "%s", why);
 		} else if (strcmp(key, "quiet_ms") == 0) {
 			if (parse_uint(v, 60000, &u) < 0)
 				return bad(ps, "quiet_ms: want 0..60000, got '%s'", v);

@@ -98,6 +98,7 @@ struct kw_settings {
 	unsigned int queue_events;
 	unsigned int queue_kib;
 	unsigned int quiet_ms;
+	uint64_t journal;	/* event types journaled (kw_journal_types bits) */
 	char kstackwatch[PATH_MAX];
 	char tracefs[PATH_MAX];
 	char instance[KW_NAME_MAX + 1];

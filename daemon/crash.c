@@ -291,7 +291,7 @@ static void report_event(struct crash_rt *c, const struct kmsg_report *r,
 		kw_event_add_str(ev, "watched", r->watched);
 	kw_event_add_str(ev, "access", kmsg_access_name[r->access]);
 	if (r->size)
-		kw_event_add_u64(ev, "size", r->size);
+		kw_event_add_u64(ev, "access_size", r->size);
 	if (r->has_address) {
 		snprintf(addr, sizeof(addr), "0x%" PRIx64, r->address);
 		kw_event_add_str(ev, "address", addr);
@@ -299,9 +299,9 @@ static void report_event(struct crash_rt *c, const struct kmsg_report *r,
 	add_frames(ev, r);
 	kw_event_add_str(ev, "key", r->key);
 	kw_event_add_int(ev, "count", count > 0 ? count : 1);
-	kw_event_add_u64(ev, "kernel_ts_usec", r->ts_usec);
+	kw_event_add_u64(ev, "kernel_ns", r->ts_usec * 1000);
 	kw_event_add_bool(ev, "complete", r->complete);
-	kw_event_add_str(ev, "source", o ? "pstore" : "kmsg");
+	kw_event_add_str(ev, "report_source", o ? "pstore" : "kmsg");
 	if (o) {
 		kw_event_add_str(ev, "boot", "previous");
 		kw_event_add_str(ev, "record", o->rec->path);
@@ -417,16 +417,13 @@ void crash_pstore(struct kwd *d)
  * report there rather than glue lines from both sides of the gap. */
 static void kmsg_gap(struct crash_rt *c, uint64_t n)
 {
-	json_object *ev = kw_event_new("lost");
+	json_object *ev;
 
 	c->overruns += n;
 	kmsg_flush(&c->parser, on_report, c);
-	if (!ev)
-		return;
-	kw_event_add_str(ev, "source", "kmsg");
-	kw_event_add_u64(ev, "count", n);
-	kw_event_add_u64(ev, "total", c->overruns);
-	kwd_emit(c->d, ev);
+	ev = kw_event_lost("kmsg", n, c->overruns, 0, 0, -1);
+	if (ev)
+		kwd_emit(c->d, ev);
 }
 
 bool crash_drain(struct kwd *d)
@@ -554,12 +551,12 @@ void crash_status(struct kwd *d, json_object *st)
 	struct crash_rt *c = d->crash;
 	json_object *o;
 
-	if (!c) {
-		kw_event_add_bool(st, "crash_capture", false);
-		return;
-	}
 	o = json_object_new_object();
 	if (!o)
+		return;
+	kw_event_add_bool(o, "enabled", c != NULL);
+	json_object_object_add(st, "crashes", o);
+	if (!c)
 		return;
 	kw_event_add_u64(o, "reports", c->reports);
 	kw_event_add_u64(o, "distinct", c->reports - c->repeats);
@@ -568,5 +565,4 @@ void crash_status(struct kwd *d, json_object *st)
 	kw_event_add_u64(o, "kmsg_overruns", c->overruns);
 	kw_event_add_u64(o, "previous_boot_panics", c->pstore);
 	kw_event_add_u64(o, "kmsg_seq", c->last_seq);
-	json_object_object_add(st, "crashes", o);
 }

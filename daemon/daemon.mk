@@ -10,7 +10,7 @@ KWD_HDRS := $(wildcard daemon/*.h)
 # The pure parts, shared by the daemon and the host tests.
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/kmsg.c daemon/ksym.c \
-	daemon/pstore.c daemon/command.c daemon/keep.c
+	daemon/pstore.c daemon/command.c daemon/keep.c daemon/journal.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c daemon/crash.c \
@@ -30,7 +30,7 @@ $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWCTL_HDRS)
 
 # --- host tests (cmocka, ASan/UBSan) -------------------------------------------
 
-KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore command keep
+KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore command keep journal
 define kwd_test
 $(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/wprobe.c daemon/ksw.c \
 		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
@@ -115,6 +115,15 @@ $(B)/unit/kwatchd/kwatchctl_read: tests/unit/kwatchd/kwatchctl-read.sh \
 	sed 's|@KWATCHCTL@|$(CURDIR)/$(B)/unit/kwatchd/kwatchctl-san|; s|@FIXTURE@|$(CURDIR)/tests/unit/kwatchd/kwatchctl-events.ndjson|' $< >$@
 	chmod +x $@
 UNIT_TESTS += $(B)/unit/kwatchd/kwatchctl_read
+
+# The event schema: lint, the docs table, a fixture of real events, and
+# events that break the contract refused.
+$(B)/unit/kwatchd/event_schema: tests/unit/kwatchd/event-schema.sh docs/event-schema.json \
+		docs/event-schema.md tests/unit/kwatchd/events-v1.ndjson scripts/event-schema
+	@mkdir -p $(@D)
+	sed 's|@TOP@|$(CURDIR)|' $< >$@
+	chmod +x $@
+UNIT_TESTS += $(B)/unit/kwatchd/event_schema
 
 # --- guest files ------------------------------------------------------------------
 

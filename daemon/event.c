@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,18 @@ void kw_event_ctx_init(struct kw_event_ctx *c)
 	if (kw_read_file("/proc/sys/kernel/random/boot_id", 64, &id, NULL) == 0) {
 		id[strcspn(id, "\n")] = '\0';
 		kw_strlcpy(c->boot_id, id, sizeof(c->boot_id));
+	}
+	free(id);
+	id = NULL;
+	if (kw_read_file("/proc/sys/kernel/random/uuid", 64, &id, NULL) == 0) {
+		id[strcspn(id, "\n")] = '\0';
+		kw_strlcpy(c->start_id, id, sizeof(c->start_id));
+	} else {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		snprintf(c->start_id, sizeof(c->start_id), "%lld-%ld-%d",
+			 (long long)t.tv_sec, t.tv_nsec, (int)getpid());
 	}
 }
 
@@ -132,6 +145,25 @@ static int add(json_object *ev, const char *key, json_object *v)
 	if (!v)
 		return -ENOMEM;
 	return json_object_object_add(ev, key, v) < 0 ? -ENOMEM : 0;
+}
+
+json_object *kw_event_lost(const char *source, uint64_t count, uint64_t total,
+			   uint64_t first_seq, uint64_t last_seq, int64_t client)
+{
+	json_object *ev = kw_event_new("lost");
+
+	if (!ev)
+		return NULL;
+	if (kw_event_add_str(ev, "source", source) < 0 ||
+	    kw_event_add_u64(ev, "count", count) < 0 ||
+	    kw_event_add_u64(ev, "total", total) < 0 ||
+	    kw_event_add_u64(ev, "first_seq", first_seq) < 0 ||
+	    kw_event_add_u64(ev, "last_seq", last_seq) < 0 ||
+	    kw_event_add_int(ev, "client", client) < 0) {
+		json_object_put(ev);
+		return NULL;
+	}
+	return ev;
 }
 
 int kw_event_add_str(json_object *ev, const char *key, const char *val)
@@ -246,7 +278,7 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 {
 	json_object *out = NULL, *type = NULL;
 	struct timespec now;
-	char ts[40];
+	char ts[40], id[96];
 	const char *s;
 	size_t len;
 	uint64_t seq;
@@ -260,11 +292,19 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 		clock_gettime(CLOCK_REALTIME, &now);
 	kw_rfc3339(&now, ts, sizeof(ts));
 	seq = reuse_seq ? reuse_seq : c->seq + 1;
+	if (reuse_seq)
+		snprintf(id, sizeof(id), "%s-%" PRIu64 ".%" PRIu64, c->start_id, seq,
+			 c->asides + 1);
+	else
+		snprintf(id, sizeof(id), "%s-%" PRIu64, c->start_id, seq);
 
 	for (tries = 0; tries < 64; tries++) {
 		json_object_put(out);
 		out = json_object_new_object();
-		if (!out || add(out, "seq", json_object_new_uint64(seq)) < 0 ||
+		if (!out || add(out, "schema", json_object_new_int(KW_EVENT_SCHEMA)) < 0 ||
+		    kw_event_add_str(out, "start_id", c->start_id) < 0 ||
+		    add(out, "seq", json_object_new_uint64(seq)) < 0 ||
+		    kw_event_add_str(out, "id", id) < 0 ||
 		    kw_event_add_str(out, "timestamp", ts) < 0 ||
 		    kw_event_add_str(out, "host", c->host) < 0 ||
 		    kw_event_add_str(out, "boot_id", c->boot_id) < 0)
@@ -319,7 +359,9 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 		b->len = len + 1;
 		*ret = b;
 	}
-	if (!reuse_seq)
+	if (reuse_seq)
+		c->asides++;
+	else
 		c->seq = seq;
 	r = 0;
 out:

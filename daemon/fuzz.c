@@ -38,8 +38,10 @@ static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_re
 	kw_event_add_str(ev, "moved_to", moved);
 	if (res->state == SPOOL_REJECTED) {
 		kw_event_add_int(ev, "errno", -res->err);
-		kw_event_add_str(ev, "error", strerror(-res->err));
-		if (res->why[0]) {
+		kw_event_add_str(ev, "error", kw_errno_name(res->err));
+		if (!res->why[0]) {
+			kw_event_add_str(ev, "reason", strerror(-res->err));
+		} else {
 			/* Never written to the kernel: no blob, or not a whole one. */
 			kw_event_add_str(ev, "reason", res->why);
 			log_warning("fuzz %s: %s is %s; moved to %s", z->file.fuzz.target,
@@ -112,7 +114,8 @@ static void deferred_event(struct kwd *d, struct fuzz_rt *z, const char *name, i
 	kw_event_add_str(ev, "target", z->file.fuzz.target);
 	kw_event_add_str(ev, "blob", name);
 	kw_event_add_int(ev, "errno", -err);
-	kw_event_add_str(ev, "error", strerror(-err));
+	kw_event_add_str(ev, "error", kw_errno_name(err));
+	kw_event_add_str(ev, "reason", strerror(-err));
 	kwd_emit(d, ev);
 }
 
@@ -212,6 +215,7 @@ static void stall(struct fuzz_rt *z, int err)
 	kw_event_add_str(ev, "spool", z->spool.dir);
 	if (z->unfinished)
 		kw_event_add_str(ev, "blob", z->res.name);
+	kw_event_add_int(ev, "errno", -err);
 	kw_event_add_str(ev, "error", kw_errno_name(err));
 	kw_event_add_str(ev, "reason", strerror(-err));
 	kwd_emit(z->d, ev);

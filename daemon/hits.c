@@ -14,6 +14,24 @@
 #include "util.h"
 #include "wprobe.h"
 
+/* A trace line's time ("SECONDS.FRACTION", since boot) as kernel_ns. */
+static void add_trace_time(json_object *ev, const char *ts)
+{
+	unsigned long long sec = 0, frac = 0;
+	const char *dot = strchr(ts, '.');
+	size_t digits = 0;
+
+	if (sscanf(ts, "%llu", &sec) != 1)
+		return;
+	if (dot) {
+		for (dot++; *dot >= '0' && *dot <= '9' && digits < 9; dot++, digits++)
+			frac = frac * 10 + (unsigned long long)(*dot - '0');
+	}
+	for (; digits < 9; digits++)
+		frac *= 10;
+	kw_event_add_u64(ev, "kernel_ns", sec * 1000000000ULL + frac);
+}
+
 /* The kernel disarmed a wprobe that trapped or moved too often. */
 static bool storm_line(struct kwd *d, const struct wprobe_hit *h)
 {
@@ -28,13 +46,13 @@ static bool storm_line(struct kwd *d, const struct wprobe_hit *h)
 	ev = kw_event_new("wprobe_storm");
 	if (!ev)
 		return true;
-	kw_event_add_str(ev, "event", s.name);
+	kw_event_add_str(ev, "wprobe", s.name);
 	kw_event_add_str(ev, "group", s.group);
 	kw_event_add_str(ev, "reason", s.repoints ? "re-points" : "hits");
 	kw_event_add_int(ev, "count", s.count);
 	kw_event_add_int(ev, "limit", s.limit);
 	kw_event_add_int(ev, "cpu", s.cpu);
-	kw_event_add_str(ev, "trace_ts", s.ts);
+	add_trace_time(ev, s.ts);
 	kwd_emit(d, ev);
 	return true;
 }
@@ -51,12 +69,12 @@ static void hit_line(struct kwd *d, const char *line)
 	ev = kw_event_new("wprobe_hit");
 	if (!ev)
 		return;
-	kw_event_add_str(ev, "event", h.event);
+	kw_event_add_str(ev, "wprobe", h.event);
 	kw_event_add_str(ev, "comm", h.comm);
 	kw_event_add_int(ev, "pid", h.pid);
 	kw_event_add_int(ev, "cpu", h.cpu);
-	kw_event_add_str(ev, "trace_ts", h.ts);
-	kw_event_add_str(ev, "ip", h.ip);
+	add_trace_time(ev, h.ts);
+	kw_event_add_str(ev, "location", h.ip);
 	kw_event_add_str(ev, "args", h.args);
 	kwd_emit(d, ev);
 }

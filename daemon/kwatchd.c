@@ -16,6 +16,7 @@
 #include "crash.h"
 #include "ksw.h"
 #include "kwbpf.h"
+#include "journal.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "util.h"
@@ -30,12 +31,27 @@
 /* Encode and broadcast; kept in the backlog or not (synthetic load). */
 static void emit(struct kwd *d, json_object *ev, bool keep)
 {
+	json_object *type = NULL, *kept = NULL;
 	struct ev_buf *b = NULL;
-	int r = kw_event_encode(&d->ectx, ev, 0, &b);
+	int i = -1, r;
 
+	/* The journal's copy, when this type goes there too. */
+	if (d->set.journal && ev && json_object_object_get_ex(ev, "type", &type))
+		i = kw_journal_index(json_object_get_string(type));
+	if (i >= 0 && (d->set.journal & (1ULL << i)))
+		kept = json_object_get(ev);
+	r = kw_event_encode(&d->ectx, ev, 0, &b);
 	if (r < 0) {
+		json_object_put(kept);
 		log_warning_errno(r, "cannot encode an event: %m, dropping it");
 		return;
+	}
+	if (kept) {
+		r = kw_journal_send(&d->ectx, kept, b->seq);
+		if (r < 0 && !d->journal_failing)
+			log_warning_errno(r, "cannot send an event to the journal: %m");
+		d->journal_failing = r < 0;
+		json_object_put(kept);
 	}
 	if (keep)
 		server_broadcast(&d->srv, b);
@@ -69,6 +85,7 @@ void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
 	if (!ev)
 		return;
 	kw_event_add_str(ev, "path", path);
+	kw_event_add_int(ev, "errno", -err);
 	kw_event_add_str(ev, "error", kw_errno_name(err));
 	kw_event_add_str(ev, "reason", strerror(-err));
 	kwd_emit(d, ev);
@@ -97,7 +114,7 @@ static void lifecycle_event(struct kwd *d, const char *type, const char *why)
 		return;
 	kw_event_add_str(ev, "reason", why);
 	kw_event_add_int(ev, "pid", getpid());
-	kw_event_add_str(ev, "confdir", d->confdir);
+	kw_event_add_str(ev, "config_dir", d->confdir);
 	kwd_emit(d, ev);
 }
 
@@ -110,7 +127,7 @@ static void stale_wprobe(const char *name, void *data)
 	log_info("removed wprobe %s/%s, left by a previous kwatchd", KW_WPROBE_GROUP, name);
 	if (!ev)
 		return;
-	kw_event_add_str(ev, "name", name);
+	kw_event_add_str(ev, "wprobe", name);
 	kw_event_add_str(ev, "reason", "left by a previous kwatchd");
 	kwd_emit(d, ev);
 }
@@ -148,7 +165,7 @@ static int read_settings(struct kwd *d, struct kw_settings *set, int *line, char
 static void reload_settings(struct kwd *d)
 {
 	struct kw_settings set;
-	char reason[256], keys[256] = "";
+	char reason[256], keys[256] = "", path[PATH_MAX + 16];
 	json_object *ev;
 	int r, line;
 
@@ -159,7 +176,9 @@ static void reload_settings(struct kwd *d)
 		ev = kw_event_new("config_error");
 		if (!ev)
 			return;
-		kw_event_add_str(ev, "file", "kwatchd.conf");
+		snprintf(path, sizeof(path), "%s/kwatchd.conf", d->confdir);
+		kw_event_add_str(ev, "file_kind", "daemon");
+		kw_event_add_str(ev, "file", path);
 		kw_event_add_int(ev, "line", line);
 		kw_event_add_str(ev, "reason", reason);
 		kw_event_add_str(ev, "stage", "parse");
@@ -167,6 +186,7 @@ static void reload_settings(struct kwd *d)
 		return;
 	}
 	d->set.quiet_ms = set.quiet_ms;
+	d->set.journal = set.journal;
 	d->set.keep_crashes = set.keep_crashes;
 	d->srv.q_events = d->set.queue_events = set.queue_events;
 	d->set.queue_kib = set.queue_kib;

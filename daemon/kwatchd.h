@@ -56,6 +56,7 @@ struct kwd {
 	size_t n_fuzz;
 
 	bool wprobe_ok;
+	bool journal_failing;	/* said once until a send works again */
 	char trace_pipe[PATH_MAX];
 	int pipe_fd;
 	sd_event_source *pipe_io;

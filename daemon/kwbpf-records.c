@@ -71,7 +71,7 @@ static void add_hdr(json_object *ev, const struct kwb_hdr *h)
 	kw_event_add_int(ev, "tid", h->tid);
 	add_fixed(ev, "comm", h->comm, KWB_COMM_LEN);
 	kw_event_add_int(ev, "cpu", h->cpu);
-	kw_event_add_u64(ev, "ktime_ns", h->ktime_ns);
+	kw_event_add_u64(ev, "kernel_ns", h->ktime_ns);
 }
 
 /* The stack as seen from the breakpoint handler starts with the handler's
@@ -98,7 +98,7 @@ static void add_stack(struct kwbpf *b, json_object *ev, const struct kwb_catch *
 		first = 0;
 	for (i = first; i < n; i++)
 		json_object_array_add(arr, json_object_new_string(buf[i]));
-	json_object_object_add(ev, "stack", arr);
+	json_object_object_add(ev, "frames", arr);
 	kw_event_add_u64(ev, "handler_frames", first);
 }
 
@@ -110,16 +110,16 @@ static json_object *catch_event(struct kwbpf *b, const struct kwb_catch *c)
 	if (!ev)
 		return NULL;
 	sym(b, c->ip, ip_sym, sizeof(ip_sym));
-	add_fixed(ev, "func", c->func, KWB_NAME_LEN);
-	add_hex(ev, "addr", c->addr);
-	kw_event_add_u64(ev, "len", c->len);
+	add_fixed(ev, "watched", c->func, KWB_NAME_LEN);
+	add_hex(ev, "address", c->addr);
+	kw_event_add_u64(ev, "length", c->len);
 	kw_event_add_u64(ev, "depth", c->depth);
 	kw_event_add_int(ev, "watched_pid", c->watched_pid);
 	add_hex(ev, "ip", c->ip);
-	kw_event_add_str(ev, "ip_sym", ip_sym);
+	kw_event_add_str(ev, "location", ip_sym);
 	add_hdr(ev, &c->h);
 	if (c->nstack < 0)
-		kw_event_add_int(ev, "stack_errno", -c->nstack);
+		kw_event_add_str(ev, "frames_error", kw_errno_name(c->nstack));
 	else
 		add_stack(b, ev, c, ip_sym);
 	return ev;
@@ -158,10 +158,10 @@ static json_object *wprobe_event(struct kwbpf *b, const struct kwb_wprobe *w)
 		return NULL;
 	name = kwbpf_wprobe_name(b, w->cookie);
 	if (name)
-		kw_event_add_str(ev, "name", name);
+		kw_event_add_str(ev, "wprobe", name);
 	sym(b, w->ip, ip_sym, sizeof(ip_sym));
 	add_hex(ev, "ip", w->ip);
-	kw_event_add_str(ev, "ip_sym", ip_sym);
+	kw_event_add_str(ev, "location", ip_sym);
 	add_hdr(ev, &w->h);
 	return ev;
 }
@@ -231,13 +231,9 @@ bool kwbpf_poll(struct kwd *d)
 	lost = lost_total(b);
 	if (lost <= b->lost_reported)
 		return more;
-	ev = kw_event_new("lost");
-	if (ev) {
-		kw_event_add_str(ev, "source", "bpf");
-		kw_event_add_u64(ev, "count", lost - b->lost_reported);
-		kw_event_add_u64(ev, "total", lost);
+	ev = kw_event_lost("bpf", lost - b->lost_reported, lost, 0, 0, -1);
+	if (ev)
 		kwd_emit(d, ev);
-	}
 	log_warning("bpf: ring buffer full, %" PRIu64 " records lost", lost - b->lost_reported);
 	b->lost_reported = lost;
 	return more;

@@ -59,6 +59,7 @@ void kwbpf_unavailable_event(struct kwd *d, const char *prog, const char *what, 
 	kw_event_add_str(ev, "program", prog);
 	kw_event_add_str(ev, "reason", what);
 	kw_event_add_int(ev, "errno", -err);
+	kw_event_add_str(ev, "error", kw_errno_name(err));
 	kwd_emit(d, ev);
 }
 
@@ -70,7 +71,7 @@ void kwbpf_attach_event(struct kwd *d, const char *type, const char *prog, const
 		return;
 	kw_event_add_str(ev, "program", prog);
 	if (what)
-		kw_event_add_str(ev, "target", what);
+		kw_event_add_str(ev, "attach_point", what);
 	kwd_emit(d, ev);
 }
 
@@ -164,30 +165,32 @@ fail:
 void kwbpf_status(struct kwd *d, json_object *st)
 {
 	struct kwbpf *b = d->bpf;
-	json_object *o, *att;
+	json_object *o, *att, *rec;
 	unsigned int i;
 
-	if (!b) {
-		kw_event_add_bool(st, "bpf", false);
-		return;
-	}
 	o = json_object_new_object();
 	att = json_object_new_array();
-	if (!o || !att) {
+	rec = json_object_new_object();
+	if (!o || !att || !rec) {
 		json_object_put(o);
 		json_object_put(att);
+		json_object_put(rec);
 		return;
 	}
+	kw_event_add_bool(o, "enabled", b != NULL);
+	kw_event_add_u64(o, "ringbuf_kib", d->set.ringbuf_kib);
+	json_object_object_add(o, "attached", att);
+	json_object_object_add(o, "records", rec);
+	json_object_object_add(st, "bpf", o);
+	if (!b)
+		return;
 	for (i = 0; i < _P_MAX; i++) {
 		if (b->link[i])
 			json_object_array_add(att, json_object_new_string(prog_info[i].name));
-		kw_event_add_u64(o, prog_info[i].name, b->records[i]);
+		kw_event_add_u64(rec, prog_info[i].name, b->records[i]);
 	}
 	for (i = 0; i < KWB_MAX_WPROBES; i++)
 		if (b->wp[i].link)
 			json_object_array_add(att, json_object_new_string(b->wp[i].name));
 	kw_event_add_u64(o, "lost", b->lost_reported);
-	kw_event_add_u64(o, "ringbuf_kib", d->set.ringbuf_kib);
-	json_object_object_add(o, "attached", att);
-	json_object_object_add(st, "bpf", o);
 }

@@ -18,7 +18,7 @@
 
 void kwd_file_fields(json_object *ev, const struct kw_file *f)
 {
-	kw_event_add_str(ev, "kind", kw_kind_name[f->kind]);
+	kw_event_add_str(ev, "file_kind", kw_kind_name[f->kind]);
 	kw_event_add_str(ev, "file", f->path);
 }
 
@@ -34,7 +34,10 @@ static void config_error(struct kwd *d, const struct kw_file *f, bool kernel)
 	kwd_file_fields(ev, f);
 	kw_event_add_int(ev, "line", f->err_line);
 	kw_event_add_str(ev, "reason", f->err_reason);
-	kw_event_add_int(ev, "errno", f->err < 0 ? -f->err : 0);
+	if (f->err < 0) {
+		kw_event_add_int(ev, "errno", -f->err);
+		kw_event_add_str(ev, "error", kw_errno_name(f->err));
+	}
 	kw_event_add_str(ev, "stage", kernel ? "kernel" : "parse");
 	kwd_emit(d, ev);
 }
@@ -88,9 +91,9 @@ static void watch_gone(struct kwd *d)
 		char path[PATH_MAX + NAME_MAX + 16];
 
 		snprintf(path, sizeof(path), "%s/watch.d/%s", d->confdir, d->armed_file);
-		kw_event_add_str(ev, "kind", kw_kind_name[KW_WATCH]);
+		kw_event_add_str(ev, "file_kind", kw_kind_name[KW_WATCH]);
 		kw_event_add_str(ev, "file", path);
-		kw_event_add_str(ev, "line", d->armed_line);
+		kw_event_add_str(ev, "definition", d->armed_line);
 		kwd_emit(d, ev);
 	}
 	log_info("watch disarmed (%s)", d->armed_file);
@@ -144,7 +147,7 @@ static int arm(struct kwd *d, const struct kw_file *f, char *line, size_t n)
 		d->ksw_disarm_pending = false;
 		snprintf(d->armed_line, sizeof(d->armed_line), "%s", line);
 		snprintf(d->armed_file, sizeof(d->armed_file), "%s", f->name);
-		obj_event(d, "watch_armed", f, "line", line);
+		obj_event(d, "watch_armed", f, "definition", line);
 		log_info("watch armed from %s: %s", f->name, line);
 	}
 	return r;
@@ -192,12 +195,20 @@ static int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_
 
 static void wp_remove(struct kwd *d, const struct kw_file *f)
 {
+	json_object *ev;
+
 	if (!f->wprobe.enabled || !d->wprobe_ok)
 		return;
 	/* A perf event with our program holds the event: let go first. */
 	kwbpf_wprobe_detach(d, f->wprobe.name);
 	wprobe_remove(d->set.tracefs, d->set.instance, &f->wprobe);
-	obj_event(d, "wprobe_removed", f, "name", f->wprobe.name);
+	ev = kw_event_new("wprobe_removed");
+	if (!ev)
+		return;
+	kwd_file_fields(ev, f);
+	kw_event_add_str(ev, "wprobe", f->wprobe.name);
+	kw_event_add_str(ev, "reason", "its file changed, was disabled or went");
+	kwd_emit(d, ev);
 }
 
 static int execute(struct kwd *d, struct kw_plan *p)
@@ -377,8 +388,8 @@ int kwd_reload(struct kwd *d, const char *why)
 	ev = kw_event_new("config_applied");
 	if (ev) {
 		kw_event_add_str(ev, "trigger", why);
-		kw_event_add_u64(ev, "files", d->n_cur);
-		kw_event_add_u64(ev, "errors", d->n_errors);
+		kw_event_add_u64(ev, "files_in_force", d->n_cur);
+		kw_event_add_u64(ev, "files_in_error", d->n_errors);
 		kw_event_add_u64(ev, "steps", plan.n_steps);
 		kw_event_add_str(ev, "watch", d->armed_line);
 		kwd_emit(d, ev);

@@ -25,15 +25,11 @@ static struct ev_buf *make_lost(uint64_t count, uint64_t first, uint64_t last, v
 {
 	struct client *c = userdata;
 	struct ev_buf *b = NULL;
-	json_object *ev = kw_event_new("lost");
+	json_object *ev = kw_event_lost(c->push ? "push_queue" : "client_queue", count,
+					c->q.dropped_total, first, last, c->id);
 
 	if (!ev)
 		return NULL;
-	kw_event_add_str(ev, "source", c->push ? "push_queue" : "client_queue");
-	kw_event_add_u64(ev, "count", count);
-	kw_event_add_u64(ev, "first_seq", first);
-	kw_event_add_u64(ev, "last_seq", last);
-	kw_event_add_int(ev, "client", c->id);
 	/* Stands in for the gap: it carries the last lost seq. */
 	if (kw_event_encode(c->srv->ectx, ev, last, &b) < 0)
 		return NULL;
@@ -198,8 +194,10 @@ void server_reply(struct client *c, const char *command, int err, const char *re
 		return;
 	kw_event_add_str(ev, "command", command);
 	kw_event_add_bool(ev, "ok", err == 0);
-	if (err)
+	if (err) {
+		kw_event_add_int(ev, "errno", err < 0 ? -err : err);
 		kw_event_add_str(ev, "error", kw_errno_name(err));
+	}
 	if (reason && *reason)
 		kw_event_add_str(ev, "reason", reason);
 	server_send_reply(c, ev);
@@ -343,7 +341,7 @@ static struct client *client_new(struct server *srv, int fd, bool push)
 	c->srv = srv;
 	c->fd = fd;
 	c->push = push;
-	c->id = ++srv->next_id;
+	c->id = push ? 0 : ++srv->next_id;	/* the push target is client 0 */
 	if (cq_init(&c->q, srv->q_events, srv->q_bytes, make_lost, c) < 0) {
 		free(c);
 		return NULL;
@@ -394,9 +392,28 @@ static void peer_cred(struct client *c)
 	}
 }
 
+/* One "refused" record to a client that is not taken on.  Best effort:
+ * the socket is new and its buffer empty. */
+static void refuse_client(struct server *srv, int fd)
+{
+	json_object *ev = kw_event_new("refused");
+	struct ev_buf *b = NULL;
+
+	if (!ev)
+		return;
+	kw_event_add_int(ev, "errno", EUSERS);
+	kw_event_add_str(ev, "error", kw_errno_name(EUSERS));
+	kw_event_add_str(ev, "reason", "too many clients");
+	kw_event_add_u64(ev, "clients", srv->n_clients);
+	if (kw_event_encode(srv->ectx, ev, srv->ectx->seq ? srv->ectx->seq : 1, &b) < 0)
+		return;
+	if (write(fd, b->data, b->len) < 0)
+		log_full_errno(LOG_DEBUG, neg_errno(), "refusing a client: %m");
+	ev_buf_unref(b);
+}
+
 static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
-	static const char busy[] = "{\"type\":\"refused\",\"reason\":\"too many clients\"}\n";
 	struct server *srv = userdata;
 	struct client *c;
 	int cfd;
@@ -410,9 +427,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		return 0;
 	}
 	if (srv->n_clients >= SERVER_MAX_CLIENTS) {
-		/* Best effort: the socket is new and its buffer empty. */
-		if (write(cfd, busy, sizeof(busy) - 1) < 0)
-			log_full_errno(LOG_DEBUG, neg_errno(), "refusing a client: %m");
+		refuse_client(srv, cfd);
 		close(cfd);
 		if (srv->refused++ == 0)
 			log_warning("%u clients connected: refusing more", SERVER_MAX_CLIENTS);
@@ -473,8 +488,10 @@ static void push_event(struct server *srv, const char *type, int err, const char
 	if (!ev)
 		return;
 	kw_event_add_str(ev, "path", srv->push_path);
-	if (err)
+	if (err) {
+		kw_event_add_int(ev, "errno", err < 0 ? -err : err);
 		kw_event_add_str(ev, "error", kw_errno_name(err));
+	}
 	if (reason)
 		kw_event_add_str(ev, "reason", reason);
 	kw_event_add_u64(ev, "queued", srv->push ? srv->push->q.count : 0);
@@ -732,7 +749,8 @@ json_object *server_push_status(const struct server *srv)
 		return NULL;
 	kw_event_add_str(o, "path", srv->push_path);
 	kw_event_add_bool(o, "connected", srv->push && srv->push->fd >= 0);
-	kw_event_add_str(o, "error", err ? err : "");
+	if (err)
+		kw_event_add_str(o, "error", err);
 	kw_event_add_u64(o, "connects", srv->push_connects);
 	kw_event_add_u64(o, "failures", srv->push_failures);
 	kw_event_add_u64(o, "queued", srv->push ? srv->push->q.count : 0);

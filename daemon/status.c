@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The status reply: the files in force and in error, the watch, the
  * wprobes, the spools, the stream, the capture. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -73,7 +74,14 @@ json_object *kwd_status(struct kwd *d)
 	}
 	json_object_object_add(st, "files", files);
 	kw_event_add_str(st, "watch", d->armed_line);
-	kw_event_add_str(st, "watch_file", d->armed_file);
+	if (d->armed_file[0]) {
+		char path[PATH_MAX + NAME_MAX + 16];
+
+		snprintf(path, sizeof(path), "%s/watch.d/%s", d->confdir, d->armed_file);
+		kw_event_add_str(st, "watch_file", path);
+	} else {
+		kw_event_add_str(st, "watch_file", "");
+	}
 	json_object_object_add(st, "wprobes", wps);
 	kw_event_add_bool(st, "wprobe_support", d->wprobe_ok);
 	json_object_object_add(st, "spools", spools);

@@ -3,9 +3,10 @@
  * `summary` of a finished NDJSON stream, such as the one a VM run leaves in
  * $KWATCH_CACHE/runs/<run>/events.ndjson.
  *
- * The crash and catch payloads are still settling, so both are read by
- * field name with alternatives, and whatever is not understood is printed
- * as key=value. */
+ * Events are read as schema 1 defines them (docs/event-schema.json); the
+ * crash and catch sentences also take the names streams had before it, so
+ * a saved old stream still reads, and whatever is not understood is
+ * printed as key=value. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -26,13 +27,41 @@ struct shown {
 	int n;
 };
 
-static const char *const common_keys[] = { "seq", "timestamp", "ts", "host", "boot_id", "type", NULL };
-static const char *const watched_keys[] = { "func", "watched", "function", NULL };
-static const char *const corrupting_keys[] = { "ip_sym", "corrupting", "ip", NULL };
+/* Schema 1's names first; the names before it (streams saved from an
+ * older kwatchd) after them. */
+static const char *const common_keys[] = { "schema", "start_id", "seq", "id", "timestamp", "ts",
+					   "host", "boot_id", "type", NULL };
+static const char *const watched_keys[] = { "watched", "func", "function", NULL };
+static const char *const corrupting_keys[] = { "location", "ip_sym", "corrupting", "ip", NULL };
 static const char *const function_keys[] = { "function", "func", NULL };
-static const char *const address_keys[] = { "addr", "address", NULL };
+static const char *const address_keys[] = { "address", "addr", NULL };
 static const char *const count_keys[] = { "count", "repeat", NULL };
-static const char *const stack_keys[] = { "stack", "frames", NULL };
+static const char *const stack_keys[] = { "frames", "stack", NULL };
+
+void kwc_schema_check(json_object *o)
+{
+	static bool said_old, said_new;
+	json_object *v;
+	int64_t n;
+
+	if (!json_object_object_get_ex(o, "schema", &v) || !v) {
+		if (!said_old)
+			fprintf(stderr, "kwatchctl: events without a \"schema\" field: a stream "
+				"from a kwatchd before schema %d; read as well as it can be\n",
+				KWC_SCHEMA);
+		said_old = true;
+		return;
+	}
+	n = json_object_get_int64(v);
+	if (!json_object_is_type(v, json_type_int) || n < 1 || n > KWC_SCHEMA) {
+		if (!said_new)
+			fprintf(stderr, "kwatchctl: events of schema %s: this kwatchctl reads "
+				"schema %d; fields it does not know are shown as they are, and "
+				"renamed ones may be missed\n", json_object_get_string(v),
+				KWC_SCHEMA);
+		said_new = true;
+	}
+}
 
 static void mark(struct shown *s, const char *key)
 {
@@ -136,7 +165,7 @@ static void crash_sentence(FILE *out, json_object *o, struct shown *s)
 	const char *fn = field(o, function_keys, s);
 	const char *loc = field(o, (const char *const[]){ "location", NULL }, s);
 	const char *access = field(o, (const char *const[]){ "access", NULL }, s);
-	const char *size = field(o, (const char *const[]){ "size", NULL }, s);
+	const char *size = field(o, (const char *const[]){ "access_size", "size", NULL }, s);
 	const char *addr = field(o, address_keys, s);
 
 	if (kind)
@@ -590,6 +619,7 @@ int kwc_summary(FILE *in, FILE *out)
 			json_object_put(o);
 			continue;
 		}
+		kwc_schema_check(o);
 		r = on_event(&s, o);
 		json_object_put(o);
 		if (r < 0)

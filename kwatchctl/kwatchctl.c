@@ -34,7 +34,7 @@ struct follow {
 	/* what was seen */
 	uint64_t events, lost_records, lost_events, gaps, last_seq, matched;
 	double t_first, t_last;
-	/* -S: receipt time minus the event's ktime_ns (BPF events carry the
+	/* -S: receipt time minus the event's kernel_ns (BPF events carry the
 	 * CLOCK_MONOTONIC time of their record), in ns */
 	uint64_t *lat;
 	size_t n_lat, cap_lat;
@@ -83,6 +83,9 @@ static const char *str_field(json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
 }
 
+/* reload -r, bench -r: the daemon's reply as it came, on stdout. */
+static bool raw_replies;
+
 /*
  * Read the stream until the first record of @type (events that come
  * before it are skipped); *ret owns it.  The daemon's refusal (a "refused"
@@ -122,12 +125,16 @@ static int read_record(int fd, const char *type, json_object **ret)
 			if (strcmp(t, "refused") == 0 ||
 			    (strcmp(t, "reply") == 0 && json_object_object_get_ex(o, "ok", &v) &&
 			     !json_object_get_boolean(v))) {
+				if (raw_replies)
+					puts(line);
 				fprintf(stderr, "kwatchctl: the daemon refused: %s (%s)\n",
 					str_field(o, "reason"), str_field(o, "error"));
 				json_object_put(o);
 				return -ECANCELED;
 			}
 			if (strcmp(t, type) == 0) {
+				if (raw_replies && strcmp(type, "reply") == 0)
+					puts(line);
 				*ret = o;
 				return 0;
 			}
@@ -226,6 +233,7 @@ static int on_line(struct follow *f, const char *line)
 		fprintf(stderr, "kwatchctl: not JSON: %.80s\n", line);
 		return 0;
 	}
+	kwc_schema_check(o);
 	type = json_object_object_get_ex(o, "type", &v) ? json_object_get_string(v) : "";
 	seq = json_object_object_get_ex(o, "seq", &v) ? json_object_get_uint64(v) : 0;
 	f->events++;
@@ -245,7 +253,8 @@ static int on_line(struct follow *f, const char *line)
 		f->t_last = now_s();
 		if (type_wanted(f, type))
 			f->matched++;
-		if (f->summary && json_object_object_get_ex(o, "ktime_ns", &v))
+		if (f->summary && (json_object_object_get_ex(o, "kernel_ns", &v) ||
+				   json_object_object_get_ex(o, "ktime_ns", &v)))
 			add_latency(f, json_object_get_uint64(v));
 		if (f->raw)
 			puts(line);
@@ -338,12 +347,12 @@ static void usage(void)
 	       "         -t only these types (lost records always shown), -n stop after\n"
 	       "         COUNT, -w wait SEC before reading (a stalled client), -i exit after\n"
 	       "         SEC without data, -S summary on stderr (counts, rate, and the latency\n"
-	       "         to receipt of events carrying ktime_ns),\n"
+	       "         to receipt of events carrying kernel_ns),\n"
 	       "         -f read NDJSON from FILE (- for stdin) to its end instead of the socket;\n"
 	       "         a file still being written: tail -n +1 -F FILE | kwatchctl follow -f -\n"
 	       "  status [-r]   the daemon's state (files, watch, wprobes, spools, clients, drops)\n"
-	       "  reload        re-read the configuration directory\n"
-	       "  bench N [RATE]  ask the daemon for N synthetic 'bench' events (RATE per second)\n"
+	       "  reload [-r]   re-read the configuration directory (-r: print the reply record)\n"
+	       "  bench [-r] N [RATE]  ask the daemon for N synthetic 'bench' events (RATE per second)\n"
 	       "  summary [FILE]  read a saved stream (default stdin) to its end: events by type,\n"
 	       "         seq ranges and gaps no lost record covers, lost records, catches, crashes\n");
 }
@@ -424,12 +433,14 @@ int main(int argc, char **argv)
 			json_object_put(o);
 		}
 	} else if (strcmp(cmd, "reload") == 0) {
+		raw_replies = f.raw;
 		r = send_line(fd, "reload\n");
 		if (r == 0)
 			r = command_reply(fd, cmd);
 	} else if (strcmp(cmd, "bench") == 0 && optind < argc) {
 		char line[64];
 
+		raw_replies = f.raw;
 		snprintf(line, sizeof(line), "bench %.20s %.20s\n", argv[optind],
 			 optind + 1 < argc ? argv[optind + 1] : "");
 		r = send_line(fd, line);

@@ -11,6 +11,13 @@
  * events, then every other payload field as key=value. */
 void kwc_print_readable(FILE *out, json_object *o);
 
+/* The schema of the stream this kwatchctl reads. */
+#define KWC_SCHEMA 1
+
+/* Say once on stderr when o is not of schema KWC_SCHEMA (none, or a
+ * newer one); the caller reads it on as well as it can. */
+void kwc_schema_check(json_object *o);
+
 /* Read NDJSON from in to EOF and print what it holds to out: events by
  * type, seq ranges and the gaps no lost record covers, lost records,
  * catches and crashes.  Returns 0, or -errno on a read error. */

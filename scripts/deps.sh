@@ -21,6 +21,8 @@ PACKAGES=(
 	# host tests (systemd-analyze verify of the unit wants its ExecReload's
 	# /bin/kill, from procps)
 	libcmocka-dev systemd procps
+	# the event schema: lint, validation of every stream, the docs table
+	python3-jsonschema
 	# KFuzzTest inputs for the crypto targets
 	openssl
 	# guest

@@ -172,6 +172,7 @@ cmd_test() {
 	fi
 	[ "$rc" -eq 0 ] || { echo "console log: $run/console.log" >&2; return 1; }
 	collector_check "$run" || return 1
+	schema_check "$run" || return 1
 	rm -f "$run/disk.qcow2"
 	return 0
 }
@@ -193,7 +194,8 @@ collector_check() {
 		index($0, ts) { on = 1 }
 		on && /"type":"daemon_start"/ { exit }
 		on && /"type":"bench"/ {
-			s = $0; sub(/^\{"seq":/, "", s); s = s + 0
+			if (!match($0, /"seq":[0-9]+/)) next
+			s = substr($0, RSTART + 6, RLENGTH - 6) + 0
 			if (s >= a && s <= b) { n++; t += s }
 		}
 		END { printf "%d %d %d %d", a, b, n, t }' "$1/events.ndjson")
@@ -202,6 +204,24 @@ collector_check() {
 		return 1
 	fi
 	say "host collector: events.ndjson has the same $(echo "$want" | cut -d' ' -f3) bench seqs ($first..$last) as the socket client"
+}
+
+# Every event the guest pushed, and the per-client records the suites
+# printed ("kwatch-event: {...}" in the KTAP: status, replies), must be
+# events of docs/event-schema.json: an undocumented field or a changed
+# type fails the run.
+schema_check() {
+	local out rc=0
+	[ -s "$1/events.ndjson" ] || return 0
+	sed -n 's/^ *# kwatch-event: //p' "$1/ktap.txt" >"$1/sampled-events.ndjson"
+	out=$("$KWATCH_TOP/scripts/event-schema" validate "$1/events.ndjson" \
+		"$1/sampled-events.ndjson" 2>&1) || rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "$out" | tail -n 22 >&2
+		say "event schema: the stream has events that docs/event-schema.json does not allow"
+		return 1
+	fi
+	say "$(echo "$out" | tail -n1) (pushed stream and sampled records, against docs/event-schema.json)"
 }
 
 # cmd_run's step: the results port's new lines as they are, and the event
@@ -253,6 +273,7 @@ cmd_run() {
 			echo "--- the event stream (kwatchctl summary build/run-events.ndjson)"
 			"$KWATCHCTL" summary "$run/events.ndjson" || true
 		fi
+		"$KWATCH_TOP/scripts/event-schema" validate "$run/events.ndjson" | tail -n 21 || true
 	else
 		say "the guest sent no events on org.kwatch.events"
 	fi

@@ -95,6 +95,29 @@ printf '%s' "$(sed -n 2p "$FIXTURE")" | "$KWATCHCTL" follow -f - >"$d/nonl" || f
 has_sub "$d/nonl" "config_applied   trigger=start watch=test_canary_fn 0:8"
 if "$KWATCHCTL" follow -f "$d/no-such-file" >/dev/null 2>&1; then fail "follow -f of a missing file succeeded"; fi
 
+# The fixture predates schema 1: kwatchctl reads it and says so, once.
+has_sub "$d/follow.err" "before schema 1"
+[ "$(grep -c 'before schema' "$d/follow.err")" -eq 1 ] || fail "the old-stream notice is not said once"
+
+# --- schema 1 ----------------------------------------------------------------
+V1='"schema":1,"start_id":"5e0d","host":"h","boot_id":"b"'
+{
+	echo "{$V1,\"seq\":1,\"id\":\"5e0d-1\",\"timestamp\":\"2026-12-04T21:00:00.000000000Z\",\"type\":\"catch\",\"watched\":\"foo\",\"address\":\"0xffffc90000317e48\",\"length\":8,\"depth\":0,\"ip\":\"0xffffffff81000010\",\"location\":\"bar+0x10/0x40\",\"pid\":5,\"kernel_ns\":123,\"frames\":[\"bar+0x10/0x40\",\"foo+0x20/0x80\"]}"
+	echo "{$V1,\"seq\":2,\"id\":\"5e0d-2\",\"timestamp\":\"2026-12-04T21:00:01.000000000Z\",\"type\":\"crash\",\"kind\":\"kasan\",\"function\":\"f\",\"access\":\"read\",\"access_size\":4,\"address\":\"0x10\",\"key\":\"k\",\"count\":1}"
+} >"$d/v1"
+"$KWATCHCTL" follow -f "$d/v1" >"$d/v1.out" 2>"$d/v1.err" || fail "follow -f of schema 1 exited $?"
+has_sub "$d/v1.out" "catch            watched foo, corrupted by bar+0x10/0x40 at 0xffffc90000317e48 length=8 depth=0 ip=0xffffffff81000010"
+has_sub "$d/v1.out" "crash            kasan in f: read of size 4 at 0x10"
+grep -qE ' (schema|start_id|id)=' "$d/v1.out" && fail "the envelope shown as payload: $(cat "$d/v1.out")"
+[ -s "$d/v1.err" ] && fail "schema 1 read with a complaint: $(cat "$d/v1.err")"
+"$KWATCHCTL" summary "$d/v1" >"$d/v1.sum" 2>&1 || fail "summary of schema 1 exited $?"
+has "$d/v1.sum" "catches: 1"
+# A newer schema: read, and said.
+sed 's/"schema":1/"schema":2/' "$d/v1" | "$KWATCHCTL" follow -f - >"$d/v2.out" 2>"$d/v2.err" ||
+	fail "follow -f of schema 2 exited $?"
+has_sub "$d/v2.err" "events of schema 2: this kwatchctl reads schema 1"
+[ "$(wc -l <"$d/v2.out")" -eq 2 ] || fail "schema 2: $(wc -l <"$d/v2.out") lines shown, not 2"
+
 if [ $fails -ne 0 ]; then
 	echo "# $fails check(s) failed"
 	exit 1

@@ -78,7 +78,7 @@ static void panic_tied_and_kept(void **state)
 	crash_pstore(d);
 	assert_int_equal(n_events, 1);
 	assert_non_null(strstr(events[0], "\"type\":\"crash\""));
-	assert_non_null(strstr(events[0], "\"source\":\"pstore\""));
+	assert_non_null(strstr(events[0], "\"report_source\":\"pstore\""));
 	assert_non_null(strstr(events[0], "\"function\":\"kwatch_platform_null_store\""));
 	assert_non_null(strstr(events[0], "\"target\":\"t\",\"blob\":\"b1\""));
 	assert_true(kept(d, "b1"));

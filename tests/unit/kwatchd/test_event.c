@@ -19,6 +19,7 @@ static struct kw_event_ctx ctx(void)
 
 	strcpy(c.host, "kwatch");
 	strcpy(c.boot_id, "b");
+	strcpy(c.start_id, "s");
 	return c;
 }
 
@@ -31,7 +32,8 @@ static void common_fields(void **state)
 	(void)state;
 	kw_event_add_int(ev, "line", 3);
 	assert_int_equal(kw_event_encode(&c, ev, 0, &b), 0);
-	assert_string_equal(b->data, "{\"seq\":1,\"timestamp\":\"2023-11-14T22:13:20.123456789Z\","
+	assert_string_equal(b->data, "{\"schema\":1,\"start_id\":\"s\",\"seq\":1,\"id\":\"s-1\","
+			    "\"timestamp\":\"2023-11-14T22:13:20.123456789Z\","
 			    "\"host\":\"kwatch\",\"boot_id\":\"b\",\"type\":\"config_error\",\"line\":3}\n");
 	assert_int_equal(b->seq, 1);
 	ev_buf_unref(b);
@@ -42,7 +44,45 @@ static void common_fields(void **state)
 	assert_int_equal(kw_event_encode(&c, kw_event_new("status"), 2, &b), 0);
 	assert_int_equal(b->seq, 2);
 	assert_int_equal(c.seq, 2);
+	/* ...and has an id of its own: the key stays unique. */
+	assert_non_null(strstr(b->data, "\"seq\":2,\"id\":\"s-2.1\""));
 	ev_buf_unref(b);
+	assert_int_equal(kw_event_encode(&c, kw_event_new("reply"), 2, &b), 0);
+	assert_non_null(strstr(b->data, "\"id\":\"s-2.2\""));
+	ev_buf_unref(b);
+	assert_int_equal(kw_event_encode(&c, kw_event_new("x"), 0, &b), 0);
+	assert_non_null(strstr(b->data, "\"seq\":3,\"id\":\"s-3\""));
+	ev_buf_unref(b);
+}
+
+/* Every loss, whatever its source, in one shape. */
+static void lost_one_shape(void **state)
+{
+	struct kw_event_ctx c = ctx();
+	struct ev_buf *b;
+
+	(void)state;
+	assert_int_equal(kw_event_encode(&c, kw_event_lost("bpf", 5, 9, 0, 0, -1), 0, &b), 0);
+	assert_non_null(strstr(b->data, "\"type\":\"lost\",\"source\":\"bpf\",\"count\":5,"
+			       "\"total\":9,\"first_seq\":0,\"last_seq\":0,\"client\":-1}"));
+	ev_buf_unref(b);
+	assert_int_equal(kw_event_encode(&c, kw_event_lost("client_queue", 3, 3, 4, 6, 2), 6, &b),
+			 0);
+	assert_non_null(strstr(b->data, "\"type\":\"lost\",\"source\":\"client_queue\",\"count\":3,"
+			       "\"total\":3,\"first_seq\":4,\"last_seq\":6,\"client\":2}"));
+	ev_buf_unref(b);
+}
+
+/* Each start has an id of its own. */
+static void start_id_random(void **state)
+{
+	struct kw_event_ctx a, b;
+
+	(void)state;
+	kw_event_ctx_init(&a);
+	kw_event_ctx_init(&b);
+	assert_true(strlen(a.start_id) >= 16);
+	assert_string_not_equal(a.start_id, b.start_id);
 }
 
 static void escaping(void **state)
@@ -141,6 +181,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(common_fields),
+		cmocka_unit_test(lost_one_shape),
+		cmocka_unit_test(start_id_random),
 		cmocka_unit_test(escaping),
 		cmocka_unit_test(utf8),
 		cmocka_unit_test(size_limit),

@@ -115,7 +115,7 @@ static void too_many_clients(void **state)
 	int fds[SERVER_MAX_CLIENTS + 2], i;
 	struct kw_event_ctx ectx;
 	struct server srv;
-	char path[128], buf[256];
+	char path[128], buf[1024];
 	sd_event *ev;
 	ssize_t got;
 
@@ -134,6 +134,10 @@ static void too_many_clients(void **state)
 	assert_true(got > 0);
 	buf[got] = '\0';
 	assert_non_null(strstr(buf, "\"type\":\"refused\""));
+	/* A record like any other: the envelope, a whole line. */
+	assert_non_null(strstr(buf, "{\"schema\":1,"));
+	assert_non_null(strstr(buf, "\"error\":\"EUSERS\""));
+	assert_int_equal(buf[got - 1], '\n');
 	assert_int_equal(read(fds[SERVER_MAX_CLIENTS + 1], buf, sizeof(buf)), 0);
 	for (i = 0; i < SERVER_MAX_CLIENTS + 2; i++)
 		close(fds[i]);

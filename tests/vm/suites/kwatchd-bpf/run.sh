@@ -94,10 +94,10 @@ catch_case() { # TEST CORRUPTER CALLER
 	expect_eq "$1: catch events" "$(events_of catch | wc -l)" 1 || return 1
 	ev=$(events_of catch)
 	echo "$ev" | cut -c1-600
-	expect_eq "$1: watched function" "$(echo "$ev" | field func)" "${line%%+*}" || return 1
-	echo "$ev" | field ip_sym | grep -qE "^$2(\.[a-z0-9.]+)?\+0x" ||
+	expect_eq "$1: watched function" "$(echo "$ev" | field watched)" "${line%%+*}" || return 1
+	echo "$ev" | field location | grep -qE "^$2(\.[a-z0-9.]+)?\+0x" ||
 		fail "$1: corrupting ip is not in $2" || return 1
-	stack=$(echo "$ev" | sed -n 's/.*"stack":\[\([^]]*\)\].*/\1/p' | tr -d '"' | tr ',' '\n')
+	stack=$(echo "$ev" | sed -n 's/.*"frames":\[\([^]]*\)\].*/\1/p' | tr -d '"' | tr ',' '\n')
 	echo "$stack" | head -n1 | grep -qE "^$2(\.[a-z0-9.]+)?\+0x" ||
 		fail "$1: top frame is not $2: $(echo "$stack" | head -n1)" || return 1
 	if [ -n "$3" ]; then
@@ -121,7 +121,7 @@ t_catch_canary_overflow() { catch_case test1 canary_test_overflow; }
 t_catch_silent_corruption() { catch_case test2 silent_corruption_corrupting; }
 t_catch_recursive_depth() { catch_case test3 recursive_corruption_test recursive_corruption_test; }
 
-# Catch to socket latency: the catch event's ktime_ns against its receipt.
+# Catch to socket latency: the catch event's kernel_ns against its receipt.
 t_catch_latency() {
 	local line out
 	line=$(line_for test0)
@@ -173,7 +173,7 @@ t_fuzz_entry_done_per_blob() {
 # the report kept in crashes/<target>/; a second such blob is counted as a
 # repeat of the same crash, not reported again.
 t_kasan_crash_tied_to_blob() {
-	local tgt=test_overflow_on_nested_buffer sp=$SPOOLS/test_overflow_on_nested_buffer ev
+	local tgt=test_overflow_on_nested_buffer sp=$SPOOLS/test_overflow_on_nested_buffer ev j
 	put $CONF/fuzz.d nested.conf "[fuzz]\ntarget = $tgt\n"
 	wait_for 10 test -d $sp/done || fail "spool not started" || return 1
 	kft_blob $W/n_ok "$NESTED_REGS" "0:0:1 0:16:4294967295" "$NESTED_PAYLOAD"
@@ -202,6 +202,15 @@ t_kasan_crash_tied_to_blob() {
 	events_of crash_repeat | grep '"blob":"c-oob-again"' | grep -q '"count":2' ||
 		fail "the second report is not a counted repeat" || return 1
 	events_of crash_repeat | grep -q '"blob":"a-skip"' && { fail "a-skip tied to a crash"; return 1; }
+	# The same crash in the journal, found by its MESSAGE_ID and target,
+	# its report whole (several lines) and its frames as JSON.
+	j=$(journalctl -u kwatchd -o json MESSAGE_ID=1fad4cd66d0f6c2f40c1b956875fd512 KWATCH_TARGET=$tgt | tail -n1)
+	echo "$j" | grep -o '"\(MESSAGE\|PRIORITY\|KWATCH_FUNCTION\|KWATCH_BLOB\|KWATCH_ID\)":"[^"]*"'
+	echo "$j" | grep -q '"KWATCH_FUNCTION":"overflow_on_nested_buffer"' || fail "no crash entry in the journal" || return 1
+	echo "$j" | grep -q '"KWATCH_BLOB":"b-oob"' || fail "the journal entry is not tied to b-oob" || return 1
+	echo "$j" | grep -q "\"KWATCH_ID\":\"$(echo "$ev" | field id)\"" || fail "KWATCH_ID is not the event's id" || return 1
+	echo "$j" | grep -o '"KWATCH_TEXT":"[^"]*"' | grep -q 'BUG: KASAN: slab-out-of-bounds.*\\n' ||
+		fail "the report text is not whole in the journal" || return 1
 	return 0
 }
 

@@ -81,7 +81,7 @@ t_panic_in_write_paired_after_reboot() {
 		cat $CRASHES/panicky/boom.report
 		echo "kwatch-pstore-record-end"
 	fi >/dev/console
-	expect_eq "source" "$(echo "$ev" | field source)" pstore || return 1
+	expect_eq "report_source" "$(echo "$ev" | field report_source)" pstore || return 1
 	expect_eq "boot" "$(echo "$ev" | field boot)" previous || return 1
 	expect_eq "kind" "$(echo "$ev" | field kind)" oops || return 1
 	expect_eq "function" "$(echo "$ev" | field function)" kwatch_platform_null_store || return 1
@@ -108,7 +108,7 @@ t_record_read_once() {
 	n=$(kwatchctl status -r | head -n1 | sed -n 's/.*"previous_boot_panics":\([0-9]*\).*/\1/p')
 	expect_eq "previous-boot panics read by the restarted daemon" "$n" 0 || { diag; return 1; }
 	kwatchctl follow -b -r -t crash -n 1 -i 2 >"$EV"
-	if events_of crash | grep -q '"source":"pstore"'; then
+	if events_of crash | grep -q '"report_source":"pstore"'; then
 		fail "the pstore record was reported again"
 		return 1
 	fi

@@ -42,8 +42,8 @@ t_heavy_wprobe_keeps_serving() {
 		{ follow_stop; fail "heap wprobe still there 90 s after its file went"; journalctl -u kwatchd -n 30 --no-pager; return 1; }
 	echo "heap wprobe removed $(( $(date +%s) - t0 )) s after its file went"
 	follow_stop
-	echo "status answered $((10 - fails))/10, slowest ${max} ms (/bin/true: ${tmax} ms); wprobe_hit $(events_of wprobe_hit | grep -c '"event":"heap"'), wprobe_storm $(events_of wprobe_storm | grep -c '"event":"heap"'), lost $(events_of lost | wc -l)"
-	events_of wprobe_storm | grep '"event":"heap"' | head -n2
+	echo "status answered $((10 - fails))/10, slowest ${max} ms (/bin/true: ${tmax} ms); wprobe_hit $(events_of wprobe_hit | grep -c '"wprobe":"heap"'), wprobe_storm $(events_of wprobe_storm | grep -c '"wprobe":"heap"'), lost $(events_of lost | wc -l)"
+	events_of wprobe_storm | grep '"wprobe":"heap"' | head -n2
 	expect_eq "status answers (10 s timeout each)" "$fails" 0 || return 1
 	expect_eq "same daemon (no watchdog kill)" "$(systemctl show -p MainPID --value kwatchd) $(systemctl show -p NRestarts --value kwatchd)" "$pid0 $r0" || return 1
 	events_of config_error | grep -q heap.conf && { fail "the example is a config error: $(events_of config_error | grep heap.conf)"; return 1; }
