@@ -60,7 +60,7 @@ include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
-	debug-test vm run bench clean fresh-check FORCE
+	debug-test vm run bench clean fresh-check install deb FORCE
 
 help:
 	@echo "make test            everything: host checks, then the VM suites (SUITE=name[,name] picks suites)"
@@ -68,6 +68,8 @@ help:
 	@echo "make run             the demonstration: the guest's output and kwatchd's events live, then their summary"
 	@echo "make bench           run the measuring VM suites; figures also in build/bench-report.txt"
 	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
+	@echo "make install         kwatchd, kwatchctl, kfuzztest-bridge, units, config and docs (DESTDIR=, PREFIX=/usr)"
+	@echo "make deb             the kwatch .deb (debhelper) in build/deb/"
 	@echo "make vm              boot the guest with a root shell on the console (Ctrl-a x quits)"
 	@echo "make fresh-check     the README's set-up proved from nothing: make check and the platform suite in a fresh bookworm minbase"
 	@echo "make kernel          apply kernel-series/ and build the test kernel"

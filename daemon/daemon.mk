@@ -154,6 +154,12 @@ $(G)/usr/lib/sysusers.d/kwatchd.conf: units/kwatchd.sysusers
 $(G)/etc/kwatchd/%: config/%
 	@mkdir -p $(@D)
 	cp $< $@
+# The test VM's settings: the stream pushed to the host through the
+# virtio-serial port.
+$(G)/etc/kwatchd/kwatchd.conf: config/kwatchd.conf
+	@mkdir -p $(@D)
+	sed 's|^#push = /dev/virtio-ports/org.kwatch.events$$|push = /dev/virtio-ports/org.kwatch.events|' $< >$@
+	grep -q '^push = /dev/virtio-ports/org.kwatch.events$$' $@
 
 GUEST_TARGETS += $(G)/usr/sbin/kwatchd $(G)/usr/bin/kwatchctl \
 	$(G)/etc/systemd/system/kwatchd.service $(G)/usr/lib/sysusers.d/kwatchd.conf \
@@ -161,3 +167,22 @@ GUEST_TARGETS += $(G)/usr/sbin/kwatchd $(G)/usr/bin/kwatchctl \
 	$(G)/etc/systemd/system/kwatchd.socket \
 	$(G)/etc/systemd/system/sockets.target.wants/kwatchd.socket \
 	$(patsubst config/%,$(G)/etc/kwatchd/%,$(KWD_CONFIG))
+
+# --- make install ----------------------------------------------------------------
+
+BRIDGE_BIN := $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
+install: $(B)/daemon/kwatchd $(B)/daemon/kwatchctl $(BRIDGE_BIN)
+	@scripts/install.sh $(B) $(BRIDGE_BIN)
+DEB_SRCS := $(wildcard packaging/debian/* packaging/debian/source/*) scripts/install.sh \
+	scripts/deb.sh units/kwatchd.service units/kwatchd.socket units/kwatchd.sysusers \
+	$(KWD_CONFIG) docs/event-schema.json scripts/event-schema README.md $(wildcard docs/*.md)
+deb: $(B)/deb/stamp
+$(B)/deb/stamp: $(B)/daemon/kwatchd $(B)/daemon/kwatchctl $(BRIDGE_BIN) $(DEB_SRCS)
+	@scripts/deb.sh $(B) $(BRIDGE_BIN)
+	@touch $@
+# The package's contents and maintainer scripts (a host test).
+$(B)/unit/deb_package: tests/unit/deb-package.sh $(B)/deb/stamp
+	@mkdir -p $(@D)
+	sed "s|@DEB@|$$(ls $(CURDIR)/$(B)/deb/kwatch_*_amd64.deb)|" $< >$@
+	chmod +x $@
+UNIT_TESTS += $(B)/unit/deb_package

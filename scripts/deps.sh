@@ -23,6 +23,8 @@ PACKAGES=(
 	libcmocka-dev systemd procps
 	# the event schema: lint, validation of every stream, the docs table
 	python3-jsonschema
+	# make deb
+	debhelper dpkg-dev
 	# KFuzzTest inputs for the crypto targets
 	openssl
 	# guest
