@@ -174,6 +174,7 @@ static void disarm(struct kwd *d, const struct kw_file *f)
 
 static int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 {
+	json_object *ev;
 	char line[512];
 	int r;
 
@@ -189,7 +190,13 @@ static int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_
 	if (r < 0)
 		return r;
 	kw_wprobe_line(&f->wprobe, KW_WPROBE_GROUP, line, sizeof(line));
-	obj_event(d, "wprobe_created", f, "definition", line);
+	ev = kw_event_new("wprobe_created");
+	if (ev) {
+		kwd_file_fields(ev, f);
+		kw_event_add_str(ev, "wprobe", f->wprobe.name);
+		kw_event_add_str(ev, "definition", line);
+		kwd_emit(d, ev);
+	}
 	return 0;
 }
 
