@@ -60,7 +60,7 @@ include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
-	debug-test vm run bench clean fresh-check install deb FORCE
+	debug-test vm run bench clean fresh-check install deb deb-test FORCE
 
 help:
 	@echo "make test            everything: host checks, then the VM suites (SUITE=name[,name] picks suites)"
@@ -70,6 +70,7 @@ help:
 	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
 	@echo "make install         kwatchd, kwatchctl, kfuzztest-bridge, units, config and docs (DESTDIR=, PREFIX=/usr)"
 	@echo "make deb             the kwatch .deb (debhelper) in build/deb/"
+	@echo "make deb-test        kernel and kwatch packages installed by apt into a plain bookworm VM, booted, checked"
 	@echo "make vm              boot the guest with a root shell on the console (Ctrl-a x quits)"
 	@echo "make fresh-check     the README's set-up proved from nothing: make check and the platform suite in a fresh bookworm minbase"
 	@echo "make kernel          apply kernel-series/ and build the test kernel"

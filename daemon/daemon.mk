@@ -180,6 +180,9 @@ deb: $(B)/deb/stamp
 $(B)/deb/stamp: $(B)/daemon/kwatchd $(B)/daemon/kwatchctl $(BRIDGE_BIN) $(DEB_SRCS)
 	@scripts/deb.sh $(B) $(BRIDGE_BIN)
 	@touch $@
+# Both packages in a plain bookworm VM (the kernel's from bindeb-pkg).
+deb-test: $(B)/deb/stamp kernel host
+	@scripts/deb-test.sh $$(ls $(B)/deb/kwatch_*_amd64.deb)
 # The package's contents and maintainer scripts (a host test).
 $(B)/unit/deb_package: tests/unit/deb-package.sh $(B)/deb/stamp
 	@mkdir -p $(@D)

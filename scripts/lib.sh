@@ -32,7 +32,11 @@ SERIES_DIR=$KWATCH_TOP/kernel-series
 KCONFIG_FRAGMENT=$SERIES_DIR/kwatch.config
 KCONFIG_FRAGMENTS=("$KCONFIG_FRAGMENT")
 [ -z "$KWATCH_FLAVOR" ] || KCONFIG_FRAGMENTS+=("$SERIES_DIR/kwatch-$KWATCH_FLAVOR.config")
-KMAKE=(make -C "$KSRC" O="$KBUILD" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
+# KBUILD_BUILD_VERSION fixed: the "#N" of the kernel's version string, which
+# bindeb-pkg (scripts/kernel-deb.sh) sets to the package revision, 1; the
+# same here, so a package build and a plain build never relink each other.
+KMAKE=(make -C "$KSRC" O="$KBUILD" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc"
+	KBUILD_BUILD_VERSION=1)
 
 _kw_t0=${_kw_t0:-$(date +%s)}
 export _kw_t0

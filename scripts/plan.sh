@@ -13,11 +13,13 @@ T_TREE=60
 T_KERNEL_COLD=550
 T_KERNEL_WARM=70
 T_ROOTFS=25
+T_KERNEL_DEB=75
 
-need_image=0 need_kernel=0
+need_image=0 need_kernel=0 need_kdeb=0
 for g in "$@"; do
 	case $g in
-	test | run | vm | bench | image | vm-test | debug-test) need_image=1 need_kernel=1 ;;
+	test | deb-test) need_image=1 need_kernel=1 need_kdeb=1 ;;
+	run | vm | bench | image | vm-test | debug-test) need_image=1 need_kernel=1 ;;
 	check | kernel | modules | host | unit) need_kernel=1 ;;
 	esac
 done
@@ -43,6 +45,9 @@ if ! [ -f "$KBUILD/vmlinux" ]; then
 fi
 if [ $need_image -eq 1 ] && ! compgen -G "$ROOTFS_DIR/bookworm-*.tar" >/dev/null; then
 	step "make the guest's Debian rootfs with mmdebstrap" $T_ROOTFS
+fi
+if [ $need_kdeb -eq 1 ] && ! compgen -G "$KWATCH_CACHE/deb/linux-image-*.deb" >/dev/null; then
+	step "package the test kernel as .debs with bindeb-pkg (make test's deb tier)" $T_KERNEL_DEB
 fi
 [ ${#steps[@]} -gt 0 ] || exit 0
 

@@ -17,17 +17,34 @@ KWATCH_CHECK_KTAP=$B/check.ktap "$KWATCH_TOP/scripts/check.sh" "$@" || rc_host=$
 say "VM tier: suite(s) $suites"
 KWATCH_RUN_LINK=$B/last-vm-run "$KWATCH_TOP/scripts/vm.sh" test "$suites" || rc_vm=$?
 
+# The packages in a plain bookworm VM (make deb-test), with the whole set.
+rc_deb=0
+deb_tier=0
+if [ "$suites" = all ]; then
+	deb_tier=1
+	rm -f "$B/last-deb-run"
+	say "deb tier: the kernel and kwatch packages installed into a plain bookworm VM"
+	KWATCH_RUN_LINK=$B/last-deb-run "$KWATCH_TOP/scripts/deb-test.sh" \
+		"$(ls "$B"/deb/kwatch_*_amd64.deb)" || rc_deb=$?
+fi
+
 vm_ktap=$(readlink -f "$B/last-vm-run")/ktap.txt
 {
 	echo "KTAP version 1"
-	echo "1..2"
+	echo "1..$((2 + deb_tier))"
 	echo "    # Subtest: host"
 	sed 's/^/    /' "$B/check.ktap"
 	[ $rc_host -eq 0 ] && echo "ok 1 - host" || echo "not ok 1 - host"
 	echo "    # Subtest: vm"
 	[ -f "$vm_ktap" ] && sed 's/^/    /' "$vm_ktap"
 	[ $rc_vm -eq 0 ] && echo "ok 2 - vm" || echo "not ok 2 - vm"
+	if [ $deb_tier -eq 1 ]; then
+		echo "    # Subtest: deb"
+		deb_ktap=$(readlink -f "$B/last-deb-run" 2>/dev/null)/ktap.txt
+		[ -f "$deb_ktap" ] && sed 's/^/    /' "$deb_ktap"
+		[ $rc_deb -eq 0 ] && echo "ok 3 - deb" || echo "not ok 3 - deb"
+	fi
 } >"$B/test.ktap"
 echo "== make test: host and VM tiers together (KTAP: $B/test.ktap)"
 "$SUMMARY" "$B/test.ktap" || true
-[ $rc_host -eq 0 ] && [ $rc_vm -eq 0 ]
+[ $rc_host -eq 0 ] && [ $rc_vm -eq 0 ] && [ $rc_deb -eq 0 ]

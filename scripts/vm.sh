@@ -14,8 +14,10 @@
 . "$(dirname "$0")/lib.sh"
 KW_STEP=vm
 
-KERNEL=$KBUILD/arch/x86/boot/bzImage
-IMG=$IMAGE_DIR/kwatch.img
+# KWATCH_VM_KERNEL and KWATCH_VM_IMAGE boot another kernel and disk (make
+# deb-test: the packaged kernel and a plain bookworm with the packages).
+KERNEL=${KWATCH_VM_KERNEL:-$KBUILD/arch/x86/boot/bzImage}
+IMG=${KWATCH_VM_IMAGE:-$IMAGE_DIR/kwatch.img}
 VM_MEM=${KWATCH_VM_MEM:-2G}
 VM_CPUS=${KWATCH_VM_CPUS:-2}
 # multi: a host thread per vCPU (QEMU's default); single: one host thread

@@ -1,0 +1,68 @@
+#!/bin/bash
+# In a plain bookworm rootfs (mmdebstrap minbase, no kwatch image), with
+# only the linux-image and kwatch packages that `make deb-test` built
+# installed by apt (scripts/deb-image.sh): what a kernel developer with a
+# VM of their own gets.  The packaged kernel boots; the kwatch interfaces
+# are there; the package's postinst made the group and started the units;
+# and kwatchd does its job: a wprobe.d file on a kernel variable gives
+# wprobe_created, then wprobe_hit and wprobe_sample events on the socket
+# when the variable is written, and the same in the journal.  MANUAL: only
+# that image runs it (make deb-test).
+. /opt/kwatch/tests/guest/ktap.sh
+. /opt/kwatch/tests/guest/kwatchd.sh
+field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",]*\).*/\1/p"; }
+
+t_packaged_kernel_booted() {
+	local img
+	img=$(dpkg-query -W -f '${Package} ${Version}\n' 'linux-image-*' | head -n1)
+	echo "kernel $(uname -r), package $img"
+	echo "$img" | grep -q "linux-image-$(uname -r) " || fail "the running kernel is not the installed package's" || return 1
+	dpkg-query -W -f '${Package} ${Version} ${Status}\n' kwatch
+	dpkg-query -W -f '${Status}' kwatch | grep -q 'install ok installed' || fail "kwatch not installed"
+}
+
+t_kernel_interfaces() {
+	local ok=0
+	[ -e /proc/kstackwatch ] && echo "/proc/kstackwatch" || { fail "no /proc/kstackwatch"; ok=1; }
+	grep -qE 'w(\[maxrate\])?\[:' /sys/kernel/tracing/README &&
+		echo "tracefs: w: dynamic events" || { fail "no wprobes in tracefs"; ok=1; }
+	ls /sys/kernel/debug/kfuzztest/ | grep -q '^test_' &&
+		echo "kfuzztest targets: $(ls /sys/kernel/debug/kfuzztest | grep -c '^test_')" || { fail "no KFuzzTest targets"; ok=1; }
+	[ -e /sys/kernel/btf/vmlinux ] && echo "BTF: /sys/kernel/btf/vmlinux" || { fail "no BTF"; ok=1; }
+	return $ok
+}
+
+t_units_started_by_the_package() {
+	expect_eq "group kwatch" "$(getent group kwatch | cut -d: -f1)" kwatch || return 1
+	expect_eq "kwatchd.socket" "$(systemctl is-enabled kwatchd.socket)" enabled || return 1
+	wait_for 60 systemctl is-active -q kwatchd || { journalctl -u kwatchd --no-pager | tail -n 20; fail "kwatchd not active"; return 1; }
+	expect_eq "kwatchd" "$(kwatchd_state)" active || return 1
+	expect_eq "socket" "$(stat -c '%a %G' /run/kwatchd/events.sock)" "660 kwatch" || return 1
+	kwatchctl status -r | head -n1 >/tmp/st
+	grep -q '"bpf":{"enabled":true' /tmp/st || fail "BPF programs not loaded: $(head -c 400 /tmp/st)"
+}
+
+t_wprobe_through_kwatchd() {
+	local sysctl=/proc/sys/kernel/kptr_restrict old ev
+	old=$(cat $sysctl)
+	follow_start
+	put $CONF/wprobe.d kp.conf '[wprobe]\nname = kptr\naccess = w\nsymbol = kptr_restrict\nlength = 4\n'
+	wait_for 20 grep -q '"type":"wprobe_created"' "$EV" || { follow_stop; fail "no wprobe_created"; return 1; }
+	wait_for 20 sh -c "kwatchctl status -r | grep -q '\"attached\":\[[^]]*\"kptr\"'"
+	echo 2 >$sysctl
+	echo "$old" >$sysctl
+	wait_for 20 grep -q '"type":"wprobe_sample"' "$EV"
+	wait_for 5 grep -q '"type":"wprobe_hit"' "$EV"
+	follow_stop
+	rm -f $CONF/wprobe.d/kp.conf
+	ev=$(events_of wprobe_hit | head -n1)
+	echo "$ev" | cut -c1-300
+	events_of wprobe_sample | head -n1 | cut -c1-300
+	expect_eq "wprobe_hit's wprobe" "$(echo "$ev" | field wprobe)" kptr || return 1
+	echo "the store that hit: $(echo "$ev" | field location)"
+	events_of wprobe_sample | grep -q '"wprobe":"kptr"' || fail "no wprobe_sample for kptr" || return 1
+	journalctl -u kwatchd -o json MESSAGE_ID=24500ecc21df3d1ea4c4337e7559e777 KWATCH_WPROBE=kptr | grep -q . ||
+		fail "wprobe_created not in the journal"
+}
+
+ktap_main
