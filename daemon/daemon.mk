@@ -80,7 +80,8 @@ UNIT_TESTS += $(B)/unit/kwatchd/test_inforce
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
 KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c daemon/util.c
+KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c daemon/util.c \
+	daemon/journal.c daemon/event.c
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(KWD_FUZZ_CONFIG) $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_CONFIG) $(KWD_LIBS)
@@ -128,7 +129,9 @@ UNIT_TESTS += $(B)/unit/kwatchd/event_schema
 # --- guest files ------------------------------------------------------------------
 
 G := $(B)/guest
-KWD_CONFIG := $(shell find config -type f 2>/dev/null)
+# config/collectors/ holds collectors' configurations (docs, the
+# collectors suite), not kwatchd's.
+KWD_CONFIG := $(shell find config -type f -not -path 'config/collectors/*' 2>/dev/null)
 
 $(G)/usr/sbin/kwatchd: $(B)/daemon/kwatchd
 	@mkdir -p $(@D)
@@ -175,7 +178,8 @@ install: $(B)/daemon/kwatchd $(B)/daemon/kwatchctl $(BRIDGE_BIN)
 	@scripts/install.sh $(B) $(BRIDGE_BIN)
 DEB_SRCS := $(wildcard packaging/debian/* packaging/debian/source/*) scripts/install.sh \
 	scripts/deb.sh units/kwatchd.service units/kwatchd.socket units/kwatchd.sysusers \
-	$(KWD_CONFIG) docs/event-schema.json scripts/event-schema README.md $(wildcard docs/*.md)
+	$(KWD_CONFIG) $(wildcard config/collectors/*) docs/event-schema.json scripts/event-schema \
+	README.md $(wildcard docs/*.md)
 deb: $(B)/deb/stamp
 $(B)/deb/stamp: $(B)/daemon/kwatchd $(B)/daemon/kwatchctl $(BRIDGE_BIN) $(DEB_SRCS)
 	@scripts/deb.sh $(B) $(BRIDGE_BIN)

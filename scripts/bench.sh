@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 KW_STEP=bench
 
-suites=${1:-kstackwatch_stress,wprobes,kfuzztest,kwatchd-bpf}
+suites=${1:-kstackwatch_stress,wprobes,kfuzztest,kwatchd-bpf,collectors}
 B=$KWATCH_TOP/build
 report=$B/bench-report.txt
 mkdir -p "$B"

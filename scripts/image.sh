@@ -16,6 +16,7 @@ overlay_inputs() {
 	echo "$KMODBUILD/ko opt/kwatch/modules"
 	echo "$KWATCH_TOP/tests/vm/guest opt/kwatch/tests/guest"
 	echo "$KWATCH_TOP/tests/vm/suites opt/kwatch/tests/suites"
+	echo "$KWATCH_TOP/config/collectors opt/kwatch/collectors"
 	# The kernel's ftrace selftests (ftracetest), for the wprobes suite.
 	echo "$KSRC/tools/testing/selftests/ftrace opt/kwatch/ftrace"
 	[ -d "$KWATCH_TOP/build/guest" ] && echo "$KWATCH_TOP/build/guest/. ."
@@ -64,8 +65,9 @@ for u in kwatch-test.service kwatch-run.service; do
 	ln -sf ../$u "$STAGE/etc/systemd/system/multi-user.target.wants/$u"
 done
 # Nothing on a throw-away test VM needs these, and they cost boot time.
+# syslog-ng is there for the collectors suite, which runs its own.
 for u in systemd-firstboot.service apt-daily.timer apt-daily-upgrade.timer \
-	e2scrub_all.timer e2scrub_reap.service fstrim.timer; do
+	e2scrub_all.timer e2scrub_reap.service fstrim.timer syslog-ng.service; do
 	ln -sf /dev/null "$STAGE/etc/systemd/system/$u"
 done
 

@@ -34,7 +34,7 @@ for u in kwatchd.service kwatchd.socket; do
 done
 ins 0644 "$TOP/units/kwatchd.sysusers" "$PREFIX/lib/sysusers.d/kwatchd.conf"
 
-(cd "$TOP/config" && find . -type f | sort) | while read -r f; do
+(cd "$TOP/config" && find . -type f -not -path './collectors/*' | sort) | while read -r f; do
 	f=${f#./}
 	dst=$DESTDIR$SYSCONFDIR/kwatchd/$f
 	if [ -e "$dst" ] && ! cmp -s "$TOP/config/$f" "$dst"; then
@@ -47,6 +47,9 @@ done
 
 for d in README.md docs/event-schema.md docs/collectors.md docs/kwatchd-capture.md; do
 	ins 0644 "$TOP/$d" "$PREFIX/share/doc/kwatch/$(basename "$d")"
+done
+for c in "$TOP"/config/collectors/*; do
+	ins 0644 "$c" "$PREFIX/share/doc/kwatch/collectors/$(basename "$c")"
 done
 ins 0644 "$TOP/docs/event-schema.json" "$PREFIX/share/kwatch/event-schema.json"
 ins 0755 "$TOP/scripts/event-schema" "$PREFIX/share/kwatch/event-schema"

@@ -25,6 +25,7 @@ run_logged "$log" mmdebstrap \
 	--dpkgopt='path-exclude=/usr/share/man/*' \
 	--dpkgopt='path-exclude=/usr/share/doc/*' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' \
+	--customize-hook='chroot "$1" sh -c "cd /tmp && apt-get download -q rsyslog && dpkg-deb -x rsyslog_*.deb /opt/rsyslog && rm rsyslog_*.deb"' \
 	bookworm "$tarball.tmp" "deb $MIRROR bookworm main"
 mv "$tarball.tmp" "$tarball"
 # Keep only the current one.
