@@ -21,6 +21,13 @@ int cq_init(struct cq *q, unsigned int cap, size_t max_bytes, cq_lost_fn fn, voi
 	return 0;
 }
 
+static void win_pop(struct cq *q)
+{
+	ev_buf_unref(q->win[q->win_head]);
+	q->win_head = (q->win_head + 1) % q->win_cap;
+	q->win_count--;
+}
+
 void cq_done(struct cq *q)
 {
 	while (q->count) {
@@ -28,8 +35,91 @@ void cq_done(struct cq *q)
 		q->head = (q->head + 1) % q->cap;
 		q->count--;
 	}
+	while (q->win_count)
+		win_pop(q);
 	free(q->ring);
+	free(q->win);
+	free(q->win_end);
 	q->ring = NULL;
+	q->win = NULL;
+	q->win_end = NULL;
+}
+
+int cq_keep_sent(struct cq *q, unsigned int cap)
+{
+	q->win = calloc(cap, sizeof(*q->win));
+	q->win_end = calloc(cap, sizeof(*q->win_end));
+	if (!q->win || !q->win_end) {
+		free(q->win);
+		free(q->win_end);
+		q->win = NULL;
+		q->win_end = NULL;
+		return -ENOMEM;
+	}
+	q->win_cap = cap;
+	return 0;
+}
+
+/* b was written whole: into the window, the oldest out if it is full. */
+static void win_push(struct cq *q, struct ev_buf *b)
+{
+	if (!q->win_cap) {
+		ev_buf_unref(b);
+		return;
+	}
+	if (q->win_count == q->win_cap) {
+		win_pop(q);
+		q->unprotected_total++;
+	}
+	q->win[(q->win_head + q->win_count) % q->win_cap] = b;
+	q->win_end[(q->win_head + q->win_count) % q->win_cap] = q->written;
+	q->win_count++;
+}
+
+void cq_ack(struct cq *q, uint64_t unread)
+{
+	uint64_t read = unread < q->written ? q->written - unread : 0;
+
+	while (q->win_count && q->win_end[q->win_head] <= read)
+		win_pop(q);
+}
+
+void cq_forget_sent(struct cq *q)
+{
+	q->off = 0;
+	q->written = 0;
+	while (q->win_count)
+		win_pop(q);
+	q->win_head = 0;
+}
+
+unsigned int cq_requeue_sent(struct cq *q)
+{
+	unsigned int n = 0;
+
+	/* The head is written again from its start on the next connection. */
+	q->off = 0;
+	q->written = 0;
+	while (q->win_count) {
+		/* The newest first, each in front of the head. */
+		unsigned int last = (q->win_head + q->win_count - 1) % q->win_cap;
+		struct ev_buf *b = q->win[last];
+
+		q->win_count--;
+		if (q->count == q->cap) {
+			ev_buf_unref(b);
+			q->unprotected_total++;
+			continue;
+		}
+		q->head = (q->head + q->cap - 1) % q->cap;
+		q->ring[q->head] = b;
+		q->count++;
+		q->bytes += b->len;
+		q->resent_total++;
+		n++;
+	}
+	q->win_head = 0;
+	return n;
 }
 
 static bool fits(const struct cq *q, unsigned int n, size_t bytes)
@@ -98,12 +188,14 @@ void cq_advance(struct cq *q, size_t n)
 		left = b->len - q->off;
 		if (n < left) {
 			q->off += n;
+			q->written += n;
 			return;
 		}
 		n -= left;
+		q->written += left;
 		q->off = 0;
 		q->bytes -= b->len;
-		ev_buf_unref(b);
+		win_push(q, b);
 		q->head = (q->head + 1) % q->cap;
 		q->count--;
 		q->sent_total++;

@@ -26,6 +26,15 @@ struct cq {
 	uint64_t dropped_total, sent_total;
 	cq_lost_fn make_lost;
 	void *userdata;
+	/* The sent window (cq_keep_sent): events written whole that the
+	 * reader may not have read yet, and where each ends in the bytes
+	 * written on this connection. */
+	struct ev_buf **win;
+	uint64_t *win_end;
+	unsigned int win_cap, win_head, win_count;
+	uint64_t written;		/* bytes written on this connection */
+	uint64_t resent_total;		/* events sent again after a loss */
+	uint64_t unprotected_total;	/* left the window unread-or-not */
 };
 
 int cq_init(struct cq *q, unsigned int cap, size_t max_bytes, cq_lost_fn fn, void *userdata);
@@ -38,5 +47,22 @@ size_t cq_peek(struct cq *q, const char **ret);
 void cq_advance(struct cq *q, size_t n);
 /* Announce pending loss now if there is room (e.g. after draining). */
 void cq_flush_lost(struct cq *q);
+
+/* Keep up to cap events written whole until cq_ack() says the reader has
+ * read them (a push target: a collector that dies loses what it had not
+ * read).  0 or -ENOMEM. */
+int cq_keep_sent(struct cq *q, unsigned int cap);
+/* unread bytes of this connection are still in the socket or pipe (an
+ * upper bound: SIOCOUTQ counts the kernel's buffers); the events that end
+ * before them were read and leave the window. */
+void cq_ack(struct cq *q, uint64_t unread);
+/* The connection went: the window's events go back to the front of the
+ * queue, in order, to be written again on the next one, and the head's
+ * partly written bytes are written again whole.  Returns how many came
+ * back; those that no longer fit are counted in unprotected_total. */
+unsigned int cq_requeue_sent(struct cq *q);
+/* We closed the connection: the reader still reads what it holds, so the
+ * window empties; the head is written again whole on the next one. */
+void cq_forget_sent(struct cq *q);
 
 #endif

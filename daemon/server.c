@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -18,6 +20,10 @@
 #include "server.h"
 #include "util.h"
 
+/* Events a push target may not have read yet, kept to be sent again if
+ * it goes (a collector restarted loses what was in its socket). */
+#define PUSH_WINDOW 4096
+#define PUSH_ACK_USEC 200000ULL
 #define PUSH_BACKOFF_MIN_US 100000ULL
 #define PUSH_BACKOFF_MAX_US 5000000ULL
 
@@ -72,6 +78,24 @@ static void client_free(struct client *c)
 }
 
 /* Write what the queue holds until EAGAIN; -errno if the peer is gone. */
+static void push_ack_arm(struct client *c);
+
+/* What the push target has read: the bytes still in the socket (SIOCOUTQ:
+ * its buffers, so never less than the bytes) or in the FIFO (FIONREAD).
+ * A character device cannot say: what was written counts as read. */
+static void push_ack(struct client *c)
+{
+	int unread = 0, r = -1;
+
+	if (c->fd < 0)
+		return;
+	if (c->srv->push_mode == S_IFSOCK)
+		r = ioctl(c->fd, SIOCOUTQ, &unread);
+	else if (c->srv->push_mode == S_IFIFO)
+		r = ioctl(c->fd, FIONREAD, &unread);
+	cq_ack(&c->q, r == 0 && unread > 0 ? (uint64_t)unread : 0);
+}
+
 static int client_write(struct client *c)
 {
 	const char *p;
@@ -91,6 +115,10 @@ static int client_write(struct client *c)
 		}
 		cq_advance(&c->q, w);
 		cq_flush_lost(&c->q);
+	}
+	if (c->push) {
+		push_ack(c);
+		push_ack_arm(c);
 	}
 	if (c->io)
 		sd_event_source_set_io_events(c->io, (c->eof ? 0 : EPOLLIN) |
@@ -346,6 +374,11 @@ static struct client *client_new(struct server *srv, int fd, bool push)
 		free(c);
 		return NULL;
 	}
+	if (push && cq_keep_sent(&c->q, PUSH_WINDOW) < 0) {
+		cq_done(&c->q);
+		free(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -521,6 +554,18 @@ static void push_failed(struct server *srv, int r)
 	push_event(srv, "push_failed", r, why);
 }
 
+/* The connection went: what it may not have read goes out again on the
+ * next one (at least once; the events' ids tell a repeat). */
+static void push_requeue(struct server *srv)
+{
+	unsigned int n = cq_requeue_sent(&srv->push->q);
+
+	srv->push_ack_timer = sd_event_source_disable_unref(srv->push_ack_timer);
+	if (n)
+		log_info("push target %s: %u events it may not have read will be sent again",
+			 srv->push_path, n);
+}
+
 static void push_lost(struct server *srv, int r)
 {
 	struct client *c = srv->push;
@@ -528,7 +573,36 @@ static void push_lost(struct server *srv, int r)
 	log_warning_errno(r, "push target %s: %m, reconnecting", srv->push_path);
 	srv->push_err = r;
 	client_close(c);
+	push_requeue(srv);
 	push_retry(srv);
+}
+
+static int on_push_ack(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct server *srv = userdata;
+
+	(void)s;
+	(void)usec;
+	srv->push_ack_timer = sd_event_source_disable_unref(srv->push_ack_timer);
+	if (srv->push && srv->push->fd >= 0) {
+		push_ack(srv->push);
+		push_ack_arm(srv->push);
+	}
+	return 0;
+}
+
+/* While the window holds events, look again in a while: an idle stream
+ * has no writes to look after. */
+static void push_ack_arm(struct client *c)
+{
+	struct server *srv = c->srv;
+	uint64_t now;
+
+	if (!c->q.win_count || srv->push_ack_timer || !srv->ev)
+		return;
+	sd_event_now(srv->ev, CLOCK_MONOTONIC, &now);
+	sd_event_add_time(srv->ev, &srv->push_ack_timer, CLOCK_MONOTONIC, now + PUSH_ACK_USEC,
+			  50000, on_push_ack, srv);
 }
 
 static int push_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -582,6 +656,7 @@ static int push_connect(struct server *srv)
 		}
 	}
 	c->fd = fd;
+	srv->push_mode = st.st_mode & S_IFMT;
 	r = sd_event_add_io(srv->ev, &c->io, fd, EPOLLOUT, push_io, srv);
 	if (r < 0)
 		goto retry;
@@ -695,6 +770,9 @@ int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
 static void push_close(struct server *srv)
 {
 	client_close(srv->push);
+	/* We closed it: the target still reads what it holds. */
+	cq_forget_sent(&srv->push->q);
+	srv->push_ack_timer = sd_event_source_disable_unref(srv->push_ack_timer);
 	srv->push_timer = sd_event_source_disable_unref(srv->push_timer);
 	srv->push_backoff_us = 0;
 	srv->push_told = false;
@@ -756,6 +834,8 @@ json_object *server_push_status(const struct server *srv)
 	kw_event_add_u64(o, "queued", srv->push ? srv->push->q.count : 0);
 	kw_event_add_u64(o, "dropped", (srv->push ? srv->push->q.dropped_total : 0) +
 			 srv->push_dropped);
+	kw_event_add_u64(o, "resent", srv->push ? srv->push->q.resent_total : 0);
+	kw_event_add_u64(o, "unprotected", srv->push ? srv->push->q.unprotected_total : 0);
 	return o;
 }
 

@@ -77,6 +77,8 @@ struct server {
 	char push_path[PATH_MAX];
 	struct client *push;
 	sd_event_source *push_timer;
+	sd_event_source *push_ack_timer;	/* reads SIOCOUTQ again while idle */
+	mode_t push_mode;		/* S_IFSOCK, S_IFIFO or S_IFCHR: how to ask what is unread */
 	uint64_t push_backoff_us;
 	uint64_t push_connects;
 	uint64_t push_failures;		/* connection attempts that failed */

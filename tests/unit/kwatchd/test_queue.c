@@ -140,12 +140,98 @@ static void byte_bound_and_flush(void **state)
 	assert_int_equal(cq_init(&q, 1, 1 << 20, lost, NULL), -EINVAL);
 }
 
+static void push_ev(struct cq *q, uint64_t seq)
+{
+	struct ev_buf *b = ev(seq);
+
+	assert_int_equal(cq_push(q, b), 0);
+	ev_buf_unref(b);
+}
+
+/* The sent window: what the reader may not have read goes back to the
+ * front, in order and whole; what it read (by the byte count the kernel
+ * gives) leaves; a full window lets the oldest go, counted. */
+static void sent_window(void **state)
+{
+	struct cq q;
+	char out[64];
+	const char *p;
+	uint64_t i;
+
+	(void)state;
+	assert_int_equal(cq_init(&q, 8, 1 << 20, lost, NULL), 0);
+	assert_int_equal(cq_keep_sent(&q, 4), 0);
+	for (i = 1; i <= 3; i++)
+		push_ev(&q, i);
+	for (i = 1; i <= 3; i++)
+		drain_one(&q, out, sizeof(out));
+	assert_int_equal(q.win_count, 3);
+	/* "ev N\n" is 5 bytes: 15 written; 6 unread means ev 1 was read and
+	 * ev 2 (bytes 5..9) maybe not. */
+	cq_ack(&q, 6);
+	assert_int_equal(q.win_count, 2);
+	/* ev 4 half written when the reader goes. */
+	push_ev(&q, 4);
+	assert_int_equal(cq_peek(&q, &p), 5);
+	cq_advance(&q, 2);
+	assert_int_equal(cq_requeue_sent(&q), 2);
+	assert_int_equal(q.resent_total, 2);
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "ev 2\n");
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "ev 3\n");
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "ev 4\n");
+	assert_int_equal(cq_peek(&q, &p), 0);
+	/* Everything read: the window empties. */
+	cq_ack(&q, 0);
+	assert_int_equal(q.win_count, 0);
+	/* More than the window holds: the oldest go unprotected. */
+	for (i = 5; i <= 10; i++) {
+		push_ev(&q, i);
+		drain_one(&q, out, sizeof(out));
+	}
+	assert_int_equal(q.win_count, 4);
+	assert_int_equal(q.unprotected_total, 2);
+	/* We closed the connection: the reader reads what it holds. */
+	cq_forget_sent(&q);
+	assert_int_equal(q.win_count, 0);
+	assert_int_equal(cq_requeue_sent(&q), 0);
+	cq_done(&q);
+}
+
+/* Sent again into a full queue: the newest of the window are kept. */
+static void requeue_into_full_queue(void **state)
+{
+	struct cq q;
+	char out[64];
+	uint64_t i;
+
+	(void)state;
+	assert_int_equal(cq_init(&q, 4, 1 << 20, lost, NULL), 0);
+	assert_int_equal(cq_keep_sent(&q, 4), 0);
+	for (i = 1; i <= 3; i++) {
+		push_ev(&q, i);
+		drain_one(&q, out, sizeof(out));
+	}
+	push_ev(&q, 4);
+	push_ev(&q, 5);
+	/* Room for two of the three. */
+	assert_int_equal(cq_requeue_sent(&q), 2);
+	assert_int_equal(q.unprotected_total, 1);
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "ev 2\n");
+	cq_done(&q);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(drops_and_lost_record),
 		cmocka_unit_test(partial_writes),
 		cmocka_unit_test(byte_bound_and_flush),
+		cmocka_unit_test(sent_window),
+		cmocka_unit_test(requeue_into_full_queue),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

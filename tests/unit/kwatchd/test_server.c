@@ -480,6 +480,59 @@ static void push_queue_moves_or_is_counted(void **state)
 	stop(ev, &srv);
 }
 
+/* A collector that goes with events unread in its socket: they are sent
+ * again, whole and in order, on the next connection; events it did read
+ * leave the window and are not sent twice. */
+static void collector_gone_unread_sent_again(void **state)
+{
+	struct kw_event_ctx ectx;
+	struct server srv;
+	char path[128], push[128], buf[16384], want[16];
+	sd_event *ev;
+	int lfd, cfd, i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sock", root);
+	snprintf(push, sizeof(push), "%s/collector", root);
+	lfd = listen_at(push);
+	kw_event_ctx_init(&ectx);
+	assert_int_equal(sd_event_new(&ev), 0);
+	assert_int_equal(server_start(&srv, ev, &ectx, path, push, 64, 1 << 16, NULL, NULL), 0);
+	cfd = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	broadcast_n(&srv, &ectx, 10);
+	run_for(ev, 100000);
+	/* Written, not read: all ten are still in the window. */
+	assert_int_equal(srv.push->q.count, 0);
+	assert_int_equal(srv.push->q.win_count, 10);
+	close(cfd);
+	run_for(ev, 100000);
+	assert_int_equal(srv.push->q.resent_total, 10);
+	/* The collector is back (the same listening socket). */
+	run_for(ev, 400000);
+	cfd = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	run_for(ev, 100000);
+	read_all(cfd, buf, sizeof(buf));
+	assert_int_equal(count_of(buf, "\"type\":\"probe\""), 10);
+	for (i = 0; i < 10; i++) {
+		snprintf(want, sizeof(want), "\"i\":%d}", i);
+		assert_non_null(strstr(buf, want));
+		if (i)
+			assert_true(strstr(buf, want) > strstr(buf, "\"i\":0}"));
+	}
+	/* Whole lines: the first byte is an event's start. */
+	assert_int_equal(buf[0], '{');
+	/* Read: the window empties (the idle check, 200 ms), nothing resent. */
+	run_for(ev, 400000);
+	assert_int_equal(srv.push->q.win_count, 0);
+	close(cfd);
+	run_for(ev, 100000);
+	assert_int_equal(srv.push->q.resent_total, 10);
+	close(lfd);
+	stop(ev, &srv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -497,6 +550,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(transient_events_not_kept, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(failing_push_target_reported_once, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(collector_gone_unread_sent_again, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(push_queue_moves_or_is_counted, tmpdir_setup,
 						tmpdir_teardown),
