@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "queue.h"
 
@@ -175,6 +176,20 @@ size_t cq_peek(struct cq *q, const char **ret)
 	b = q->ring[q->head];
 	*ret = b->data + q->off;
 	return b->len - q->off;
+}
+
+unsigned int cq_peek_iov(struct cq *q, struct iovec *iov, unsigned int max)
+{
+	unsigned int i;
+
+	for (i = 0; i < max && i < q->count; i++) {
+		struct ev_buf *b = q->ring[(q->head + i) % q->cap];
+		size_t off = i ? 0 : q->off;
+
+		iov[i].iov_base = b->data + off;
+		iov[i].iov_len = b->len - off;
+	}
+	return i;
 }
 
 void cq_advance(struct cq *q, size_t n)

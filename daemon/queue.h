@@ -43,6 +43,10 @@ void cq_done(struct cq *q);
 int cq_push(struct cq *q, struct ev_buf *b);
 /* The unsent bytes of the head event; 0 when empty. */
 size_t cq_peek(struct cq *q, const char **ret);
+/* Up to max iovecs over the queued events from the head's unsent bytes
+ * on, for one writev(); returns how many were filled (0 when empty). */
+struct iovec;
+unsigned int cq_peek_iov(struct cq *q, struct iovec *iov, unsigned int max);
 /* n bytes of the head were sent. */
 void cq_advance(struct cq *q, size_t n);
 /* Announce pending loss now if there is room (e.g. after draining). */

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <cmocka.h>
 
 #include "queue.h"
@@ -200,6 +201,34 @@ static void sent_window(void **state)
 	cq_done(&q);
 }
 
+/* One writev over the queued events, from the head's unsent bytes on. */
+static void peek_iov_from_the_head(void **state)
+{
+	struct iovec iov[2];
+	struct cq q;
+	char out[64];
+
+	(void)state;
+	assert_int_equal(cq_init(&q, 8, 1 << 20, lost, NULL), 0);
+	push_ev(&q, 1);
+	push_ev(&q, 2);
+	push_ev(&q, 3);
+	cq_advance(&q, 2);
+	assert_int_equal(cq_peek_iov(&q, iov, 2), 2);
+	assert_int_equal(iov[0].iov_len, 3);
+	assert_memory_equal(iov[0].iov_base, " 1\n", 3);
+	assert_int_equal(iov[1].iov_len, 5);
+	/* A write that ends inside the second event. */
+	cq_advance(&q, 3 + 2);
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, " 2\n");
+	assert_int_equal(cq_peek_iov(&q, iov, 2), 1);
+	cq_done(&q);
+	assert_int_equal(cq_init(&q, 8, 1 << 20, lost, NULL), 0);
+	assert_int_equal(cq_peek_iov(&q, iov, 2), 0);
+	cq_done(&q);
+}
+
 /* Sent again into a full queue: the newest of the window are kept. */
 static void requeue_into_full_queue(void **state)
 {
@@ -232,6 +261,7 @@ int main(void)
 		cmocka_unit_test(byte_bound_and_flush),
 		cmocka_unit_test(sent_window),
 		cmocka_unit_test(requeue_into_full_queue),
+		cmocka_unit_test(peek_iov_from_the_head),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
