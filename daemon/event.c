@@ -190,6 +190,13 @@ int kw_event_add_bool(json_object *ev, const char *key, int val)
 	return add(ev, key, json_object_new_boolean(val));
 }
 
+int kw_event_add_errno(json_object *ev, int err)
+{
+	int r = kw_event_add_int(ev, "errno", err < 0 ? -err : err);
+
+	return r < 0 ? r : kw_event_add_str(ev, "error", kw_errno_name(err));
+}
+
 static const char *serialise(json_object *o, size_t *len)
 {
 	return json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |

@@ -55,6 +55,9 @@ int kw_event_add_str(json_object *ev, const char *key, const char *val);
 int kw_event_add_int(json_object *ev, const char *key, int64_t val);
 int kw_event_add_u64(json_object *ev, const char *key, uint64_t val);
 int kw_event_add_bool(json_object *ev, const char *key, int val);
+/* "errno" (the positive number) and "error" (its name), together: err may
+ * be negative or positive. */
+int kw_event_add_errno(json_object *ev, int err);
 
 /* Assign the next seq (or reuse_seq when non-zero: replies and per-client
  * lost records stand in for an existing position in the stream), add the

@@ -37,8 +37,7 @@ static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_re
 	kw_event_add_u64(ev, "size", res->size);
 	kw_event_add_str(ev, "moved_to", moved);
 	if (res->state == SPOOL_REJECTED) {
-		kw_event_add_int(ev, "errno", -res->err);
-		kw_event_add_str(ev, "error", kw_errno_name(res->err));
+		kw_event_add_errno(ev, res->err);
 		if (!res->why[0]) {
 			kw_event_add_str(ev, "reason", strerror(-res->err));
 		} else {
@@ -113,8 +112,7 @@ static void deferred_event(struct kwd *d, struct fuzz_rt *z, const char *name, i
 		return;
 	kw_event_add_str(ev, "target", z->file.fuzz.target);
 	kw_event_add_str(ev, "blob", name);
-	kw_event_add_int(ev, "errno", -err);
-	kw_event_add_str(ev, "error", kw_errno_name(err));
+	kw_event_add_errno(ev, err);
 	kw_event_add_str(ev, "reason", strerror(-err));
 	kwd_emit(d, ev);
 }
@@ -215,8 +213,7 @@ static void stall(struct fuzz_rt *z, int err)
 	kw_event_add_str(ev, "spool", z->spool.dir);
 	if (z->unfinished)
 		kw_event_add_str(ev, "blob", z->res.name);
-	kw_event_add_int(ev, "errno", -err);
-	kw_event_add_str(ev, "error", kw_errno_name(err));
+	kw_event_add_errno(ev, err);
 	kw_event_add_str(ev, "reason", strerror(-err));
 	kwd_emit(z->d, ev);
 }

@@ -85,8 +85,7 @@ void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
 	if (!ev)
 		return;
 	kw_event_add_str(ev, "path", path);
-	kw_event_add_int(ev, "errno", -err);
-	kw_event_add_str(ev, "error", kw_errno_name(err));
+	kw_event_add_errno(ev, err);
 	kw_event_add_str(ev, "reason", strerror(-err));
 	kwd_emit(d, ev);
 }

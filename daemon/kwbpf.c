@@ -58,8 +58,7 @@ void kwbpf_unavailable_event(struct kwd *d, const char *prog, const char *what, 
 		return;
 	kw_event_add_str(ev, "program", prog);
 	kw_event_add_str(ev, "reason", what);
-	kw_event_add_int(ev, "errno", -err);
-	kw_event_add_str(ev, "error", kw_errno_name(err));
+	kw_event_add_errno(ev, err);
 	kwd_emit(d, ev);
 }
 

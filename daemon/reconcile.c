@@ -34,10 +34,8 @@ static void config_error(struct kwd *d, const struct kw_file *f, bool kernel)
 	kwd_file_fields(ev, f);
 	kw_event_add_int(ev, "line", f->err_line);
 	kw_event_add_str(ev, "reason", f->err_reason);
-	if (f->err < 0) {
-		kw_event_add_int(ev, "errno", -f->err);
-		kw_event_add_str(ev, "error", kw_errno_name(f->err));
-	}
+	if (f->err < 0)
+		kw_event_add_errno(ev, f->err);
 	kw_event_add_str(ev, "stage", kernel ? "kernel" : "parse");
 	kwd_emit(d, ev);
 }

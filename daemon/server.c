@@ -229,10 +229,8 @@ void server_reply(struct client *c, const char *command, int err, const char *re
 		return;
 	kw_event_add_str(ev, "command", command);
 	kw_event_add_bool(ev, "ok", err == 0);
-	if (err) {
-		kw_event_add_int(ev, "errno", err < 0 ? -err : err);
-		kw_event_add_str(ev, "error", kw_errno_name(err));
-	}
+	if (err)
+		kw_event_add_errno(ev, err);
 	if (reason && *reason)
 		kw_event_add_str(ev, "reason", reason);
 	server_send_reply(c, ev);
@@ -441,8 +439,7 @@ static void refuse_client(struct server *srv, int fd)
 
 	if (!ev)
 		return;
-	kw_event_add_int(ev, "errno", EUSERS);
-	kw_event_add_str(ev, "error", kw_errno_name(EUSERS));
+	kw_event_add_errno(ev, EUSERS);
 	kw_event_add_str(ev, "reason", "too many clients");
 	kw_event_add_u64(ev, "clients", srv->n_clients);
 	if (kw_event_encode(srv->ectx, ev, srv->ectx->seq ? srv->ectx->seq : 1, &b) < 0)
@@ -528,10 +525,8 @@ static void push_event(struct server *srv, const char *type, int err, const char
 	if (!ev)
 		return;
 	kw_event_add_str(ev, "path", srv->push_path);
-	if (err) {
-		kw_event_add_int(ev, "errno", err < 0 ? -err : err);
-		kw_event_add_str(ev, "error", kw_errno_name(err));
-	}
+	if (err)
+		kw_event_add_errno(ev, err);
 	if (reason)
 		kw_event_add_str(ev, "reason", reason);
 	kw_event_add_u64(ev, "queued", srv->push ? srv->push->q.count : 0);
