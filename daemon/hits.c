@@ -102,6 +102,7 @@ static int on_pipe(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	memmove(d->pipe_buf, start, d->pipe_len);
 	if (d->pipe_len == sizeof(d->pipe_buf) - 1)
 		d->pipe_len = 0;
+	server_flush_queued(&d->srv);
 	return 0;
 }
 

@@ -253,6 +253,9 @@ int kwbpf_on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	(void)fd;
 	(void)revents;
 	kwbpf_poll(userdata);
+	/* This wakeup's records in one write per client, before the next
+	 * wakeup (a busy ring is readable again at once). */
+	server_flush_queued(&((struct kwd *)userdata)->srv);
 	return 0;
 }
 

@@ -159,15 +159,13 @@ static void client_kill(struct client *c)
 	sd_event_source_set_enabled(c->srv->reap, SD_EVENT_ONESHOT);
 }
 
-void server_send(struct client *c, struct ev_buf *b)
+static void client_flush(struct client *c)
 {
-	const char *p;
-	bool idle = cq_peek(&c->q, &p) == 0;
 	int r;
 
-	cq_push(&c->q, b);
-	if (c->fd < 0 || !idle || c->dead)
-		return;	/* EPOLLOUT is armed, or the push target is down */
+	c->flush = false;
+	if (c->fd < 0 || c->dead)
+		return;
 	r = client_write(c);
 	if (r < 0) {
 		if (c->push)
@@ -175,6 +173,40 @@ void server_send(struct client *c, struct ev_buf *b)
 		else
 			client_kill(c);
 	}
+}
+
+/* The end of a loop iteration: what each consumer was sent in it goes out
+ * in one write (a batch of ring buffer records, a burst of bench events),
+ * not a write and a reader's wake-up per event. */
+void server_flush_queued(struct server *srv)
+{
+	struct client *c;
+
+	for (c = srv->clients; c; c = c->next)
+		if (c->flush)
+			client_flush(c);
+	if (srv->push && srv->push->flush)
+		client_flush(srv->push);
+	sd_event_source_set_enabled(srv->flush, SD_EVENT_OFF);
+}
+
+static int on_flush(sd_event_source *s, void *userdata)
+{
+	(void)s;
+	server_flush_queued(userdata);
+	return 0;
+}
+
+void server_send(struct client *c, struct ev_buf *b)
+{
+	const char *p;
+	bool idle = cq_peek(&c->q, &p) == 0;
+
+	cq_push(&c->q, b);
+	if (c->fd < 0 || !idle || c->dead || c->flush)
+		return;	/* EPOLLOUT is armed, the push target is down, or queued */
+	c->flush = true;
+	sd_event_source_set_enabled(c->srv->flush, SD_EVENT_ONESHOT);
 }
 
 static void backlog_drop_oldest(struct server *srv, bool drop)
@@ -765,6 +797,10 @@ int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
 	if (r < 0)
 		return r;
 	sd_event_source_set_enabled(srv->reap, SD_EVENT_OFF);
+	r = sd_event_add_defer(ev, &srv->flush, on_flush, srv);
+	if (r < 0)
+		return r;
+	sd_event_source_set_enabled(srv->flush, SD_EVENT_OFF);
 	return server_set_push(srv, push_path);
 }
 
@@ -879,6 +915,7 @@ void server_stop(struct server *srv)
 	srv->listen_io = sd_event_source_disable_unref(srv->listen_io);
 	srv->accept_pause = sd_event_source_disable_unref(srv->accept_pause);
 	srv->reap = sd_event_source_disable_unref(srv->reap);
+	srv->flush = sd_event_source_disable_unref(srv->flush);
 	/* Our own socket goes with us; an activated one belongs to systemd. */
 	if (srv->own_socket) {
 		close(srv->listen_fd);

@@ -40,6 +40,7 @@ struct client {
 	bool dead;		/* freed by the reaper, outside callbacks */
 	bool eof;		/* the client shut its side: it only reads now */
 	bool skip_line;		/* in an over-long line: drop up to its newline */
+	bool flush;		/* has events for the end of this loop iteration */
 	bool cred;		/* uid and pid are the peer's (SO_PEERCRED) */
 	uid_t uid;
 	pid_t pid;
@@ -69,6 +70,7 @@ struct server {
 	uint64_t refused;		/* connections closed: too many clients */
 	uint64_t cmds_refused;		/* commands over a client's rate, or too long */
 	sd_event_source *reap;
+	sd_event_source *flush;		/* writes what this iteration queued */
 	struct client *clients;
 	unsigned int n_clients, next_id;
 	unsigned int q_events;
@@ -126,6 +128,10 @@ bool server_client_privileged(const struct client *c);
  * flight at start-up).  Should a live event have reached it before the
  * request, the backlog follows that event: seq orders them. */
 void server_send_backlog(struct server *srv, struct client *c);
+/* Write out now what consumers were sent since their last write, which
+ * the end of the loop iteration would otherwise do: for a handler that
+ * made many events and has more work waiting. */
+void server_flush_queued(struct server *srv);
 /* Try to write out everything queued (used at shutdown). */
 void server_flush(struct server *srv, int timeout_ms);
 uint64_t server_dropped(const struct server *srv);
