@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* kwatchd's BPF programs: one ring buffer of kwatch.h records, fed from
  * the KStackWatch catch event, the KFuzzTest run/done events and wprobe
- * events.  A reservation that fails is counted per CPU in lost[0], which
- * the loader reports in-band. */
+ * events.  A reservation that fails is counted in lost_records, which the
+ * loader reports in-band. */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
@@ -18,12 +18,10 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} lost SEC(".maps");
+/* Records the ring had no room for, on all CPUs.  A global: the loader
+ * reads it in place (the skeleton maps .bss), not with a syscall per
+ * poll. */
+__u64 lost_records = 0;
 
 static __always_inline void *reserve(__u64 size, __u32 kind)
 {
@@ -31,11 +29,7 @@ static __always_inline void *reserve(__u64 size, __u32 kind)
 	__u64 id;
 
 	if (!h) {
-		__u32 zero = 0;
-		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
-
-		if (n)
-			(*n)++;
+		__sync_fetch_and_add(&lost_records, 1);
 		return NULL;
 	}
 	id = bpf_get_current_pid_tgid();

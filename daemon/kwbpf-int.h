@@ -43,7 +43,6 @@ struct kwbpf {
 	uint64_t last_cookie;
 	uint64_t records[_P_MAX], lost_reported;
 	unsigned int batch;			/* records handled in this poll */
-	int ncpus;
 };
 
 struct bpf_program *kwbpf_prog_of(struct kwbpf *b, enum kwb_prog p);

@@ -199,20 +199,10 @@ int kwbpf_on_record(void *ctx, void *data, size_t size)
 	return ++b->batch >= KWBPF_BATCH ? -EAGAIN : 0;
 }
 
+/* The programs' count of records the ring had no room for (mapped .bss). */
 static uint64_t lost_total(struct kwbpf *b)
 {
-	uint64_t *vals = calloc(b->ncpus, sizeof(*vals)), sum = 0;
-	uint32_t zero = 0;
-	int i;
-
-	if (!vals)
-		return b->lost_reported;
-	if (bpf_map__lookup_elem(b->skel->maps.lost, &zero, sizeof(zero), vals,
-				 sizeof(*vals) * b->ncpus, 0) == 0)
-		for (i = 0; i < b->ncpus; i++)
-			sum += vals[i];
-	free(vals);
-	return sum;
+	return __atomic_load_n(&b->skel->bss->lost_records, __ATOMIC_RELAXED);
 }
 
 bool kwbpf_poll(struct kwd *d)

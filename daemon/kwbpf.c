@@ -7,7 +7,7 @@
  *
  * A kernel without one of the attach points loads the rest: the missing
  * one is reported once as a "bpf_unavailable" event.  Records the ring
- * buffer had no room for are counted per CPU by the programs and
+ * buffer had no room for are counted by the programs and
  * announced as {"type":"lost","source":"bpf","count":N}. */
 #include <errno.h>
 #include <fcntl.h>
@@ -120,7 +120,6 @@ int kwbpf_open(struct kwd *d)
 		return -ENOMEM;
 	b->d = d;
 	d->bpf = b;
-	b->ncpus = libbpf_num_possible_cpus();
 	b->skel = kwatch_bpf__open();
 	if (!b->skel) {
 		r = -errno;
