@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,14 +63,24 @@ void kw_event_ctx_init(struct kw_event_ctx *c)
 	}
 }
 
+/* "YYYY-MM-DDTHH:MM:SS" of sec: every event has one, made once a second. */
+static const char *date_base(time_t sec)
+{
+	static __thread char base[24];
+	static __thread time_t base_sec = -1;
+	struct tm tm;
+
+	if (sec != base_sec) {
+		gmtime_r(&sec, &tm);
+		strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+		base_sec = sec;
+	}
+	return base;
+}
+
 void kw_rfc3339(const struct timespec *ts, char *buf, size_t n)
 {
-	struct tm tm;
-	char base[24];
-
-	gmtime_r(&ts->tv_sec, &tm);
-	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, n, "%s.%09ldZ", base, ts->tv_nsec);
+	snprintf(buf, n, "%s.%09ldZ", date_base(ts->tv_sec), ts->tv_nsec);
 }
 
 /* Length of the valid UTF-8 sequence at s (1-4), or 0 if invalid. */
@@ -166,10 +177,33 @@ json_object *kw_event_lost(const char *source, uint64_t count, uint64_t total,
 	return ev;
 }
 
+/* s (len bytes) is valid UTF-8 already: the common case, stored as it is. */
+static bool utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
+
+	while (i < len) {
+		if (p[i] >= 0x20 && p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		n = utf8_seq_len(p + i, len - i);
+		if (!n)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
 int kw_event_add_str(json_object *ev, const char *key, const char *val)
 {
-	_cleanup_free_ char *clean = kw_utf8_sanitize(val ? val : "", val ? strlen(val) : 0);
+	size_t len = val ? strlen(val) : 0;
+	_cleanup_free_ char *clean = NULL;
 
+	if (utf8_valid(val ? val : "", len))
+		return add(ev, key, json_object_new_string_len(val ? val : "", (int)len));
+	clean = kw_utf8_sanitize(val, len);
 	if (!clean)
 		return -ENOMEM;
 	return add(ev, key, json_object_new_string(clean));
@@ -280,6 +314,59 @@ static bool cut_in(json_object *v, json_object *payload, const char *key)
 	return cut_in(biggest, payload, bkey);
 }
 
+/* s is printable ASCII with nothing JSON escapes: quoted, it is what
+ * json-c would write for it. */
+static bool plain(const char *s)
+{
+	for (; *s; s++)
+		if (*s < 0x20 || *s > 0x7e || *s == '"' || *s == '\\')
+			return false;
+	return true;
+}
+
+/* The common case, without a second object: the envelope printed once and
+ * the payload's own serialisation after it ("type" first, as kw_event_new
+ * puts it), byte for byte what the general path below writes.  NULL for
+ * anything else (an envelope string to escape, a payload without "type"
+ * first, a line to cut): the general path does those.  aside: the n of a
+ * per-client record's id, 0 for a stream position. */
+static struct ev_buf *encode_fast(const struct kw_event_ctx *c, json_object *ev, uint64_t seq,
+				  uint64_t aside, const struct timespec *now)
+{
+	struct json_object_iterator it = json_object_iter_begin(ev), end = json_object_iter_end(ev);
+	char head[sizeof(c->host) + sizeof(c->boot_id) + 256], n[24] = "";
+	struct ev_buf *b;
+	const char *body;
+	size_t blen;
+	int hlen;
+
+	if (json_object_iter_equal(&it, &end) || strcmp(json_object_iter_peek_name(&it), "type") ||
+	    !plain(c->start_id) || !plain(c->host) || !plain(c->boot_id))
+		return NULL;
+	body = serialise(ev, &blen);
+	if (!body || blen < 2 || body[0] != '{')
+		return NULL;
+	if (aside)
+		snprintf(n, sizeof(n), ".%" PRIu64, aside);
+	hlen = snprintf(head, sizeof(head), "{\"schema\":%d,\"start_id\":\"%s\",\"seq\":%" PRIu64
+			",\"id\":\"%s-%" PRIu64 "%s\",\"timestamp\":\"%s.%09ldZ\",\"host\":\"%s\","
+			"\"boot_id\":\"%s\",", KW_EVENT_SCHEMA, c->start_id, seq, c->start_id, seq, n,
+			date_base(now->tv_sec), now->tv_nsec, c->host, c->boot_id);
+	if (hlen < 0 || (size_t)hlen >= sizeof(head) || hlen + blen - 1 + 1 > KW_EVENT_MAX)
+		return NULL;
+	b = malloc(sizeof(*b) + hlen + blen + 1);
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	b->seq = seq;
+	memcpy(b->data, head, hlen);
+	memcpy(b->data + hlen, body + 1, blen - 1);
+	b->len = hlen + blen - 1;
+	b->data[b->len++] = '\n';
+	b->data[b->len] = '\0';
+	return b;
+}
+
 int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 		    struct ev_buf **ret)
 {
@@ -297,8 +384,11 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 		now = *c->fixed_time;
 	else
 		clock_gettime(CLOCK_REALTIME, &now);
-	kw_rfc3339(&now, ts, sizeof(ts));
 	seq = reuse_seq ? reuse_seq : c->seq + 1;
+	*ret = encode_fast(c, ev, seq, reuse_seq ? c->asides + 1 : 0, &now);
+	if (*ret)
+		goto done;
+	kw_rfc3339(&now, ts, sizeof(ts));
 	if (reuse_seq)
 		snprintf(id, sizeof(id), "%s-%" PRIu64 ".%" PRIu64, c->start_id, seq,
 			 c->asides + 1);
@@ -366,6 +456,7 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 		b->len = len + 1;
 		*ret = b;
 	}
+done:
 	if (reuse_seq)
 		c->asides++;
 	else
