@@ -60,13 +60,14 @@ include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
-	debug-test vm run bench clean fresh-check install deb deb-test FORCE
+	debug-test vm run bench stream-profile clean fresh-check install deb deb-test FORCE
 
 help:
 	@echo "make test            everything: host checks, then the VM suites (SUITE=name[,name] picks suites)"
 	@echo "make check           host only: cmocka unit tests, checkpatch --strict over kernel-series/"
 	@echo "make run             the demonstration: the guest's output and kwatchd's events live, then their summary"
 	@echo "make bench           run the measuring VM suites; figures also in build/bench-report.txt"
+	@echo "make stream-profile  kwatchd's event path on the host beside a bare writer, and its perf profile"
 	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
 	@echo "make install         kwatchd, kwatchctl, kfuzztest-bridge, units, config and docs (DESTDIR=, PREFIX=/usr)"
 	@echo "make deb             the kwatch .deb (debhelper) in build/deb/"
@@ -159,6 +160,9 @@ test: kernel-tree host $(UNIT_TESTS)
 
 bench: image
 	@scripts/bench.sh
+
+stream-profile: host $(B)/guest/opt/kwatch/bin/kwatch-bare
+	@scripts/stream-profile.sh
 
 vm: image
 	@scripts/vm.sh shell

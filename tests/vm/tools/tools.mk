@@ -10,6 +10,15 @@ $(B)/guest/opt/kwatch/bin/%: tests/vm/tools/%.c
 
 GUEST_TARGETS += $(GUEST_TOOLS)
 
+# kwatch-bare: the bare libbpf reader kwatchd's event path is measured
+# against; it loads kwatchd's own BPF object through the skeleton.
+$(B)/guest/opt/kwatch/bin/kwatch-bare: tests/vm/tools/bpf/kwatch-bare.c \
+		$(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -I$(BPF_OUT) -Ibpf -o $@ $< $(LIBBPF_LIBS)
+
+GUEST_TARGETS += $(B)/guest/opt/kwatch/bin/kwatch-bare
+
 # kfuzztest-bridge, from the series' tools/kfuzztest-bridge in the kernel
 # tree (which exists once kernel-tree has run).
 BRIDGE_SRCS = $(wildcard $(KSRC)/tools/kfuzztest-bridge/*.[ch])

@@ -327,6 +327,119 @@ t_bpf_event_rate() {
 	echo "kwatch-bench: BPF wprobe events to one socket client (TCG): $(echo "$out" | sed -n 's/.*rate=\([0-9]*\).*/\1/p')/s, lost $(grep '"type":"lost"' /tmp/rate.ndjson | grep -c bpf) records"
 }
 
+# kwatchd's event path side by side with a bare reader, in this boot: N
+# wprobe hits through the BPF ring buffer, and N events of the daemon's
+# own (bench), to 1 and to 4 clients.  The bare reader (kwatch-bare,
+# tests/vm/tools/bpf) loads the same BPF object and writes each record as
+# a line of the same fields to its clients, blocking; its wprobe is
+# enabled in a tracefs instance as kwatchd's is, so the kernel does the
+# same work.  Every client is the same cheap counter (kwatch-bare count),
+# so the servers set the pace.  No push target, as the bare reader has
+# none; nothing may be lost unannounced.
+BARE=/opt/kwatch/bin/kwatch-bare
+BARE_SOCK=/run/kwatch-bare.sock
+
+# counters SOCKET K TYPE N OUT: K counters of N events of TYPE, in the
+# background, each writing OUT.I.
+counters() {
+	local i
+	for i in $(seq "$2"); do
+		$BARE count "$1" "$3" "$4" 10 >"$5.$i" &
+	done
+}
+
+# path_rate WHAT OUT: the clients' figures, and their mean rate in RATE[WHAT].
+declare -A RATE
+path_rate() {
+	sed 's/^/  /' "$2".*
+	RATE[$1]=$(cat "$2".* | sed -n 's/.*rate=\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { printf "%d", s / NR }')
+}
+
+# all_accounted N OUT: each client saw N events, or was told of the rest.
+all_accounted() {
+	local f m l
+	for f in "$2".*; do
+		m=$(sed -n 's/.*matched=\([0-9]*\).*/\1/p' "$f")
+		l=$(sed -n 's/.*lost_events=\([0-9]*\).*/\1/p' "$f")
+		[ $((m + l)) -ge "$1" ] || { fail "$f: $m delivered + $l announced lost of $1"; return 1; }
+	done
+}
+
+# burst_ms N: N writes to the wprobe's variable; how long they took.
+burst_ms() {
+	local t0 t1
+	t0=$(date +%s%N); echo "burst $1" >$VAR; t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
+
+t_event_path_vs_bare_reader() {
+	local n=4000 k ms out=/tmp/path T=/sys/kernel/tracing
+	rm -f $out.*
+	cat >$CONF/kwatchd.conf <<CONF
+[daemon]
+queue_events = 200000
+queue_kib = 262144
+CONF
+	systemctl restart kwatchd && wait_for 10 test -S /run/kwatchd/events.sock || fail "restart" || return 1
+	put $CONF/wprobe.d v.conf '[wprobe]\nname = kwv\naccess = w\nsymbol = kwt_var\nlength = 8\n'
+	wait_for 10 wprobe_attached kwv || { fail "wprobe kwv not attached"; diag; return 1; }
+	for k in 1 4; do
+		counters /run/kwatchd/events.sock $k wprobe_sample $n $out.kb$k
+		sleep 0.5
+		ms=$(burst_ms $n)
+		wait
+		echo "kwatchd, BPF, $k client(s); the burst took $ms ms:"
+		path_rate kb$k $out.kb$k
+		all_accounted $n $out.kb$k || return 1
+		counters /run/kwatchd/events.sock $k bench $n $out.ks$k
+		sleep 0.5
+		kwatchctl bench $n >/dev/null
+		wait
+		echo "kwatchd, synthetic, $k client(s):"
+		path_rate ks$k $out.ks$k
+		all_accounted $n $out.ks$k || return 1
+	done
+	rm $CONF/wprobe.d/v.conf
+	systemctl stop kwatchd
+	# The bare reader's wprobe, enabled in an instance nobody reads.
+	echo 'w:kwbare/kwv w@kwt_var:8' >>$T/dynamic_events || fail "cannot create the bare wprobe" || return 1
+	mkdir -p $T/instances/kwbare
+	echo 1 >$T/instances/kwbare/events/kwbare/kwv/enable
+	# Lines written one at a time (a minimal reader), then 256 at a time
+	# and at the end of each poll (kwatchd's batching, nothing else of it).
+	for b in 1 256; do
+		for k in 1 4; do
+			$BARE ring $BARE_SOCK $k $T/events/kwbare/kwv/id $n $b >$out.bare &
+			wait_for 10 test -S $BARE_SOCK || { fail "kwatch-bare did not listen"; cat $out.bare; return 1; }
+			counters $BARE_SOCK $k wprobe_sample $n $out.bb$k.$b
+			wait_for 10 grep -q ready $out.bare || { fail "kwatch-bare not ready"; return 1; }
+			ms=$(burst_ms $n)
+			wait
+			echo "bare reader, BPF, $k client(s), $b line(s) a write; the burst took $ms ms; $(tail -n1 $out.bare):"
+			path_rate bb$k.$b $out.bb$k.$b
+			all_accounted $n $out.bb$k.$b || return 1
+			$BARE synth $BARE_SOCK $k $n $b >/dev/null &
+			wait_for 10 test -S $BARE_SOCK || { fail "kwatch-bare did not listen"; return 1; }
+			counters $BARE_SOCK $k bench $n $out.bs$k.$b
+			wait
+			echo "bare writer, synthetic, $k client(s), $b line(s) a write:"
+			path_rate bs$k.$b $out.bs$k.$b
+			all_accounted $n $out.bs$k.$b || return 1
+		done
+	done
+	echo 0 >$T/instances/kwbare/events/kwbare/kwv/enable
+	rmdir $T/instances/kwbare
+	echo '-:kwbare/kwv' >>$T/dynamic_events
+	cp /tmp/kwatchd.conf.orig $CONF/kwatchd.conf
+	systemctl start kwatchd
+	for k in 1 4; do
+		echo "kwatch-bench: BPF wprobe events/s per client, $k client(s) (TCG): kwatchd ${RATE[kb$k]}, bare reader ${RATE[bb$k.1]} (a write a line) / ${RATE[bb$k.256]} (batched), ratio $(ratio ${RATE[kb$k]} ${RATE[bb$k.1]}) / $(ratio ${RATE[kb$k]} ${RATE[bb$k.256]})"
+		echo "kwatch-bench: synthetic events/s per client, $k client(s) (TCG): kwatchd ${RATE[ks$k]}, bare writer ${RATE[bs$k.1]} (a write a line) / ${RATE[bs$k.256]} (batched), ratio $(ratio ${RATE[ks$k]} ${RATE[bs$k.1]}) / $(ratio ${RATE[ks$k]} ${RATE[bs$k.256]})"
+	done
+}
+
 # The extra cost of a fuzz execution with the programs attached vs not, in
 # one boot: (a) direct writes of one blob (kfuzztest-bench), the programs
 # attached because a fuzz file is configured, the daemon turning their
