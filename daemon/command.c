@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "journal.h"
 
 static const struct {
 	const char *verb;
@@ -15,9 +16,10 @@ static const struct {
 	{ "backlog", KW_CMD_BACKLOG, false },
 	{ "reload", KW_CMD_RELOAD, true },
 	{ "bench", KW_CMD_BENCH, true },
+	{ "subscribe", KW_CMD_SUBSCRIBE, false },
 };
 
-#define KNOWN "known: status, backlog, reload, bench N [RATE]"
+#define KNOWN "known: status, backlog, subscribe TYPE[,TYPE...]|all, reload, bench N [RATE]"
 
 /* A decimal number with nothing after it but spaces or another word. */
 static int parse_u64(const char **p, uint64_t max, uint64_t *ret)
@@ -60,6 +62,33 @@ static int parse_bench(const char *args, struct kw_cmd *cmd, char *reason, size_
 	return r < 0 ? -EINVAL : 0;
 }
 
+/* subscribe all, or event types separated by commas or spaces: the
+ * client is sent only those, and every "lost" record. */
+static int parse_subscribe(const char *args, struct kw_cmd *cmd, char *reason, size_t n)
+{
+	char buf[256], *tok, *save;
+	int i;
+
+	if (!*args) {
+		snprintf(reason, n, "subscribe: usage: subscribe TYPE[,TYPE...] or subscribe all");
+		return -EINVAL;
+	}
+	if (strcmp(args, "all") == 0)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", args);
+	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+		i = kw_journal_index(tok);
+		if (i < 0) {
+			snprintf(reason, n, "subscribe: no event type '%.64s' (docs/event-schema.md "
+				 "lists them)", tok);
+			return -EINVAL;
+		}
+		cmd->types |= 1ULL << i;
+	}
+	cmd->types |= 1ULL << kw_journal_index("lost");
+	return 0;
+}
+
 int kw_cmd_parse(const char *text, bool privileged, struct kw_cmd *cmd, char *reason,
 		 size_t reason_len)
 {
@@ -95,6 +124,8 @@ int kw_cmd_parse(const char *text, bool privileged, struct kw_cmd *cmd, char *re
 		}
 		if (cmd->kind == KW_CMD_BENCH)
 			return parse_bench(args, cmd, reason, reason_len);
+		if (cmd->kind == KW_CMD_SUBSCRIBE)
+			return parse_subscribe(args, cmd, reason, reason_len);
 		if (*args) {
 			snprintf(reason, reason_len, "%s takes no arguments", cmds[i].verb);
 			return -EINVAL;

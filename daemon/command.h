@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The one-line commands a socket client may send, and who may send which.
- * Reading is the socket's right (mode 0660, group kwatch): status and
- * backlog only read.  Changing or loading the daemon (reload, bench) is
+ * Reading is the socket's right (mode 0660, group kwatch): status,
+ * backlog and subscribe only read.  Changing or loading the daemon (reload, bench) is
  * root's: the peer's credentials (SO_PEERCRED) decide, not the group. */
 #ifndef KW_COMMAND_H
 #define KW_COMMAND_H
@@ -15,6 +15,7 @@ enum kw_cmd_kind {
 	KW_CMD_BACKLOG,
 	KW_CMD_RELOAD,
 	KW_CMD_BENCH,
+	KW_CMD_SUBSCRIBE,
 };
 
 /* Synthetic events one bench command, and all pending together, may ask for. */
@@ -25,6 +26,8 @@ struct kw_cmd {
 	enum kw_cmd_kind kind;
 	char verb[16];			/* as sent, cut to fit; for the reply */
 	uint64_t n, rate;		/* bench N [RATE] */
+	uint64_t types;			/* subscribe: a mask of kw_journal_types
+					 * indexes ("lost" always in it), 0: all */
 };
 
 /*

@@ -18,6 +18,7 @@ struct ev_buf *ev_buf_new(uint64_t seq, const char *data, size_t len)
 		return NULL;
 	b->refs = 1;
 	b->seq = seq;
+	b->type_index = -1;
 	b->len = len;
 	memcpy(b->data, data, len);
 	b->data[len] = '\0';
@@ -359,6 +360,7 @@ static struct ev_buf *encode_fast(const struct kw_event_ctx *c, json_object *ev,
 		return NULL;
 	b->refs = 1;
 	b->seq = seq;
+	b->type_index = -1;
 	memcpy(b->data, head, hlen);
 	memcpy(b->data + hlen, body + 1, blen - 1);
 	b->len = hlen + blen - 1;
@@ -450,6 +452,7 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 			goto out;
 		b->refs = 1;
 		b->seq = seq;
+	b->type_index = -1;
 		memcpy(b->data, s, len);
 		b->data[len] = '\n';
 		b->data[len + 1] = '\0';

@@ -22,6 +22,7 @@ struct ev_buf {
 	unsigned int refs;
 	uint64_t seq;
 	size_t len;		/* bytes in data, the final '\n' included */
+	int type_index;		/* in kw_journal_types, for subscriptions; -1: none */
 	char data[];
 };
 

@@ -38,8 +38,9 @@ static void emit(struct kwd *d, json_object *ev, bool keep)
 	struct ev_buf *b = NULL;
 	int i = -1, r;
 
-	/* The journal's copy, when this type goes there too. */
-	if (d->set.journal && ev && json_object_object_get_ex(ev, "type", &type))
+	/* Its type, for subscriptions; the journal's copy, when this type
+	 * goes there too. */
+	if (ev && json_object_object_get_ex(ev, "type", &type))
 		i = kw_journal_index(json_object_get_string(type));
 	if (i >= 0 && (d->set.journal & (1ULL << i)))
 		kept = json_object_get(ev);
@@ -49,6 +50,7 @@ static void emit(struct kwd *d, json_object *ev, bool keep)
 		log_warning_errno(r, "cannot encode an event: %m, dropping it");
 		return;
 	}
+	b->type_index = i;
 	if (kept) {
 		r = kw_journal_send(&d->ectx, kept, b->seq);
 		if (r < 0 && !d->journal_failing)
@@ -404,6 +406,10 @@ static void on_command(struct server *srv, struct client *c, const char *line, v
 		break;
 	case KW_CMD_BENCH:
 		r = cmd_bench(d, &cmd, reason, sizeof(reason));
+		break;
+	case KW_CMD_SUBSCRIBE:
+		server_subscribe(c, cmd.types);
+		r = 0;
 		break;
 	}
 	server_reply(c, cmd.verb, r, reason);

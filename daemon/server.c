@@ -18,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "log.h"
+#include "journal.h"
 #include "server.h"
 #include "util.h"
 
@@ -220,6 +221,16 @@ static void backlog_drop_oldest(struct server *srv, bool drop)
 	srv->bl_n--;
 }
 
+static bool subscribed(const struct client *c, const struct ev_buf *b)
+{
+	return !c->types || b->type_index < 0 || (c->types & (1ULL << b->type_index));
+}
+
+void server_subscribe(struct client *c, uint64_t types)
+{
+	c->types = types;
+}
+
 static void broadcast(struct server *srv, struct ev_buf *b, bool keep)
 {
 	struct client *c, *next;
@@ -228,7 +239,8 @@ static void broadcast(struct server *srv, struct ev_buf *b, bool keep)
 		next = c->next;
 		if (!c->first_seq)
 			c->first_seq = b->seq;
-		server_send(c, b);
+		if (subscribed(c, b))
+			server_send(c, b);
 	}
 	if (srv->push)
 		server_send(srv->push, b);
@@ -322,7 +334,8 @@ void server_send_backlog(struct server *srv, struct client *c)
 
 		if (c->first_seq && b->seq >= c->first_seq)
 			break;
-		server_send(c, b);
+		if (subscribed(c, b))
+			server_send(c, b);
 	}
 }
 
@@ -564,6 +577,7 @@ static void push_event(struct server *srv, const char *type, int err, const char
 	kw_event_add_u64(ev, "queued", srv->push ? srv->push->q.count : 0);
 	if (kw_event_encode(srv->ectx, ev, 0, &b) < 0)
 		return;
+	b->type_index = kw_journal_index(type);
 	server_broadcast(srv, b);
 	ev_buf_unref(b);
 }

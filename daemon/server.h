@@ -44,6 +44,7 @@ struct client {
 	bool cred;		/* uid and pid are the peer's (SO_PEERCRED) */
 	uid_t uid;
 	pid_t pid;
+	uint64_t types;		/* subscribed types (kw_journal_types mask), 0: all */
 	uint64_t cmd_window;	/* start of the current one-second window, usec */
 	unsigned int cmd_count;	/* commands in it */
 };
@@ -132,6 +133,10 @@ void server_send_backlog(struct server *srv, struct client *c);
  * the end of the loop iteration would otherwise do: for a handler that
  * made many events and has more work waiting. */
 void server_flush_queued(struct server *srv);
+/* Send client c only events of these types from now on (a mask of
+ * kw_journal_types indexes; 0: all), the backlog too.  Per-client
+ * records and events of no known type always go. */
+void server_subscribe(struct client *c, uint64_t types);
 /* Try to write out everything queued (used at shutdown). */
 void server_flush(struct server *srv, int timeout_ms);
 uint64_t server_dropped(const struct server *srv);

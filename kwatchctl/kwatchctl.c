@@ -2,7 +2,7 @@
 /* kwatchctl: the client of kwatchd's event socket, and a reader of saved
  * NDJSON streams (kwatchctl-events.c).
  *
- *   kwatchctl [-s SOCKET] follow [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S] [-f FILE]
+ *   kwatchctl [-s SOCKET] follow [-r] [-t|-T TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S] [-f FILE]
  *   kwatchctl [-s SOCKET] status [-r]
  *   kwatchctl [-s SOCKET] reload
  *   kwatchctl [-s SOCKET] bench N [RATE]
@@ -27,6 +27,7 @@
 
 struct follow {
 	bool raw, summary, backlog;
+	bool subscribed;	/* -T: the daemon sends only those types */
 	const char *input;	/* -f: a file or "-" instead of the socket */
 	char types[512];
 	long count;
@@ -208,10 +209,14 @@ static void print_summary(struct follow *f)
 	double secs = f->matched ? f->t_last - f->t_first : 0.0;
 	size_t n = f->n_lat;
 
+	char gaps[24] = "-";
+
+	if (!f->subscribed)
+		snprintf(gaps, sizeof(gaps), "%" PRIu64, f->gaps);
 	fprintf(stderr, "events=%" PRIu64 " matched=%" PRIu64 " lost_records=%" PRIu64
-		" lost_events=%" PRIu64 " gaps=%" PRIu64 " last_seq=%" PRIu64
+		" lost_events=%" PRIu64 " gaps=%s last_seq=%" PRIu64
 		" seconds=%.3f rate=%.0f/s\n", f->events, f->matched, f->lost_records,
-		f->lost_events, f->gaps, f->last_seq, secs,
+		f->lost_events, gaps, f->last_seq, secs,
 		secs > 0 ? (f->matched - 1) / secs : 0.0);
 	if (!n)
 		return;
@@ -237,11 +242,18 @@ static int on_line(struct follow *f, const char *line)
 	type = json_object_object_get_ex(o, "type", &v) ? json_object_get_string(v) : "";
 	seq = json_object_object_get_ex(o, "seq", &v) ? json_object_get_uint64(v) : 0;
 	f->events++;
+	if (strcmp(type, "reply") == 0 && strcmp(str_field(o, "command"), "subscribe") == 0 &&
+	    json_object_object_get_ex(o, "ok", &v) && !json_object_get_boolean(v)) {
+		fprintf(stderr, "kwatchctl: %s\n", str_field(o, "reason"));
+		json_object_put(o);
+		return -EINVAL;
+	}
 	if (strcmp(type, "lost") == 0) {
 		f->lost_records++;
 		if (json_object_object_get_ex(o, "count", &v))
 			f->lost_events += json_object_get_uint64(v);
-	} else if (!is_reply(type)) {
+	} else if (!is_reply(type) && !f->subscribed) {
+		/* Subscribed, the other types' seqs are missing by design. */
 		if (f->last_seq && seq != f->last_seq + 1)
 			f->gaps++;
 	}
@@ -271,7 +283,7 @@ static int follow(int fd, struct follow *f)
 {
 	static char buf[1 << 16];
 	size_t len = 0;
-	int r = 0;
+	int r = 0, done = 0;
 
 	if (f->stall_s > 0) {
 		/* A deliberately stalled reader (tests the daemon's queue policy). */
@@ -301,7 +313,8 @@ static int follow(int fd, struct follow *f)
 		start = buf;
 		while ((nl = strchr(start, '\n'))) {
 			*nl = '\0';
-			if (on_line(f, start)) {
+			done = on_line(f, start);
+			if (done) {
 				fflush(stdout);
 				goto out;
 			}
@@ -319,7 +332,7 @@ out:
 		print_summary(f);
 	free(f->lat);
 	f->lat = NULL;
-	return 0;
+	return done < 0 ? done : 0;
 }
 
 static int summary(const char *path)
@@ -342,9 +355,10 @@ static int summary(const char *path)
 static void usage(void)
 {
 	printf("usage: kwatchctl [-s SOCKET] COMMAND\n"
-	       "  follow [-b] [-r] [-t TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S] [-f FILE]\n"
+	       "  follow [-b] [-r] [-t|-T TYPE,...] [-n COUNT] [-w SEC] [-i SEC] [-S] [-f FILE]\n"
 	       "         stream events: -b first the daemon's last 512 events, -r raw NDJSON,\n"
-	       "         -t only these types (lost records always shown), -n stop after\n"
+	       "         -t only these types (lost records always shown), -T the same, asked of\n"
+	       "         the daemon (it sends no others; seq gaps are not counted), -n stop after\n"
 	       "         COUNT, -w wait SEC before reading (a stalled client), -i exit after\n"
 	       "         SEC without data, -S summary on stderr (counts, rate, and the latency\n"
 	       "         to receipt of events carrying kernel_ns),\n"
@@ -380,11 +394,12 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[optind];
 	optind++;
-	while ((opt = getopt(argc, argv, "brt:n:w:i:Sf:")) != -1) {
+	while ((opt = getopt(argc, argv, "brt:T:n:w:i:Sf:")) != -1) {
 		switch (opt) {
 		case 'b': f.backlog = true; break;
 		case 'f': f.input = optarg; break;
 		case 'r': f.raw = true; break;
+		case 'T': f.subscribed = true; /* fall through */
 		case 't': snprintf(f.types, sizeof(f.types), "%s", optarg); break;
 		case 'n': f.count = atol(optarg); break;
 		case 'w': f.stall_s = atoi(optarg); break;
@@ -396,6 +411,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "summary") == 0)
 		return summary(f.input ? f.input : optind < argc ? argv[optind] : "-");
 	if (f.input && strcmp(cmd, "follow") == 0) {
+		f.subscribed = false;	/* a file: -T is -t */
 		fd = strcmp(f.input, "-") == 0 ? STDIN_FILENO : open(f.input, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			fprintf(stderr, "kwatchctl: %s: %m\n", f.input);
@@ -412,7 +428,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (strcmp(cmd, "follow") == 0) {
-		r = f.backlog ? send_line(fd, "backlog\n") : 0;
+		char line[600];
+
+		/* The reply comes in the stream: follow() reads a refusal. */
+		snprintf(line, sizeof(line), "subscribe %s\n", f.types);
+		r = f.subscribed && !f.input ? send_line(fd, line) : 0;
+		if (r == 0 && f.backlog)
+			r = send_line(fd, "backlog\n");
 		if (r == 0)
 			r = follow(fd, &f);
 	} else if (strcmp(cmd, "status") == 0) {

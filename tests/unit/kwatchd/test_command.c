@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "command.h"
+#include "journal.h"
 
 static int parse(const char *line, bool root, struct kw_cmd *cmd, char *reason)
 {
@@ -28,6 +29,29 @@ static void readers_may_read(void **state)
 	/* A CRLF client and stray blanks are the same command. */
 	assert_int_equal(parse(" status \r", false, &cmd, reason), 0);
 	assert_int_equal(cmd.kind, KW_CMD_STATUS);
+}
+
+/* subscribe: anyone; known types only, "lost" always in; "all" is 0. */
+static void subscribe_parsed(void **state)
+{
+	struct kw_cmd cmd;
+	char reason[160];
+
+	(void)state;
+	assert_int_equal(parse("subscribe crash,catch fuzz_exec", false, &cmd, reason), 0);
+	assert_int_equal(cmd.kind, KW_CMD_SUBSCRIBE);
+	assert_true(cmd.types == (1ULL << kw_journal_index("crash") |
+				  1ULL << kw_journal_index("catch") |
+				  1ULL << kw_journal_index("fuzz_exec") |
+				  1ULL << kw_journal_index("lost")));
+	assert_int_equal(parse("subscribe all", false, &cmd, reason), 0);
+	assert_true(cmd.types == 0);
+	assert_int_equal(parse("subscribe crash,nosuch", false, &cmd, reason), -EINVAL);
+	assert_non_null(strstr(reason, "'nosuch'"));
+	assert_int_equal(parse("subscribe", false, &cmd, reason), -EINVAL);
+	assert_non_null(strstr(reason, "usage"));
+	/* Per-client records are not stream types. */
+	assert_int_equal(parse("subscribe status", false, &cmd, reason), -EINVAL);
 }
 
 static void only_root_changes_the_daemon(void **state)
@@ -98,6 +122,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(readers_may_read),
+		cmocka_unit_test(subscribe_parsed),
 		cmocka_unit_test(only_root_changes_the_daemon),
 		cmocka_unit_test(bench_is_bounded),
 		cmocka_unit_test(unknown_and_extra_words_refused),

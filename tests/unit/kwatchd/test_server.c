@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "journal.h"
 #include "server.h"
 #include "util.h"
 #include "tmpdir.h"
@@ -392,6 +393,69 @@ static unsigned int count_of(const char *hay, const char *needle)
 	return n;
 }
 
+static struct ev_buf *typed(uint64_t seq, const char *type)
+{
+	char line[64];
+	struct ev_buf *b;
+
+	snprintf(line, sizeof(line), "{\"seq\":%llu,\"type\":\"%s\"}\n",
+		 (unsigned long long)seq, type);
+	b = ev_buf_new(seq, line, strlen(line));
+	assert_non_null(b);
+	b->type_index = kw_journal_index(type);
+	return b;
+}
+
+/* A subscribed client gets its types, every lost record and what has no
+ * type, from the backlog too; another client still gets everything. */
+static void subscribed_client_gets_its_types(void **state)
+{
+	static const char *live[] = { "crash", "bench", "lost", "catch", NULL };
+	struct kw_event_ctx ectx;
+	struct server srv;
+	char path[128];
+	static char buf[1 << 16], all[1 << 16];
+	struct client *sub;
+	struct ev_buf *b;
+	sd_event *ev;
+	int cfd, afd, i;
+
+	(void)state;
+	start(&ev, &srv, &ectx, path, sizeof(path));
+	b = typed(1, "catch");
+	server_broadcast(&srv, b);
+	ev_buf_unref(b);
+	cfd = connect_to(path);
+	run_for(ev, 50000);
+	assert_int_equal(srv.n_clients, 1);
+	sub = srv.clients;
+	server_subscribe(sub, 1ULL << kw_journal_index("crash") | 1ULL << kw_journal_index("lost"));
+	afd = connect_to(path);
+	run_for(ev, 50000);
+	for (i = 0; live[i]; i++) {
+		b = typed(2 + i, live[i]);
+		server_broadcast(&srv, b);
+		ev_buf_unref(b);
+	}
+	b = ev_buf_new(9, "{\"seq\":9}\n", 11);
+	server_broadcast(&srv, b);
+	ev_buf_unref(b);
+	run_for(ev, 50000);
+	read_all(cfd, buf, sizeof(buf));
+	assert_string_equal(buf, "{\"seq\":2,\"type\":\"crash\"}\n{\"seq\":4,\"type\":\"lost\"}\n"
+			    "{\"seq\":9}\n");
+	read_all(afd, all, sizeof(all));
+	assert_int_equal(count_of(all, "\"seq\""), 5);
+	/* The backlog goes through the same filter: the catch stays out. */
+	server_send_backlog(&srv, sub);
+	run_for(ev, 50000);
+	read_all(cfd, buf, sizeof(buf));
+	assert_string_equal(buf, "");
+	close(cfd);
+	close(afd);
+	stop(ev, &srv);
+}
+
 /* A push target that cannot work (a regular file) is reported once, not
  * retried in silence; once it is a socket, what was queued arrives after
  * a push_failed record, followed by push_recovered. */
@@ -546,6 +610,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(commands_over_the_rate_dropped, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(overlong_line_dropped_whole, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(subscribed_client_gets_its_types, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(transient_events_not_kept, tmpdir_setup,
 						tmpdir_teardown),
