@@ -317,34 +317,41 @@ t_bpf_event_rate() {
 	write_conf "" || fail "restart" || return 1
 	put $CONF/wprobe.d v.conf '[wprobe]\nname = kwv\naccess = w\nsymbol = kwt_var\nlength = 8\n'
 	wait_for 10 wprobe_attached kwv || { fail "wprobe kwv not attached"; diag; return 1; }
-	kwatchctl follow -r -t wprobe_sample -n $n -i 15 -S >/tmp/rate.ndjson 2>/tmp/rate.txt &
+	# Subscribed: the daemon sends this client no wprobe_hit events.
+	kwatchctl follow -r -T wprobe_sample -n $n -i 15 -S >/tmp/rate.ndjson 2>/tmp/rate.txt &
 	sleep 0.5
 	echo "burst $n" >$VAR
 	wait $!
 	rm $CONF/wprobe.d/v.conf
 	out=$(cat /tmp/rate.txt)
 	echo "$out"
-	echo "kwatch-bench: BPF wprobe events to one socket client (TCG): $(echo "$out" | sed -n 's/.*rate=\([0-9]*\).*/\1/p')/s, lost $(grep '"type":"lost"' /tmp/rate.ndjson | grep -c bpf) records"
+	local got=$(echo "$out" | sed -n 's/^events=\([0-9]*\).*/\1/p') lost=$(echo "$out" | sed -n 's/.* lost_records=\([0-9]*\).*/\1/p')
+	[ "$got" -le $((n + 1 + lost)) ] || fail "subscribed to wprobe_sample, got $got records for $n samples" || return 1
+	echo "kwatch-bench: BPF wprobe events to one kwatchctl follow client (TCG, json-c parsing each line): $(echo "$out" | sed -n 's/.*rate=\([0-9]*\).*/\1/p')/s, lost $(grep '"type":"lost"' /tmp/rate.ndjson | grep -c bpf) records"
 }
 
 # kwatchd's event path side by side with a bare reader, in this boot: N
-# wprobe hits through the BPF ring buffer, and N events of the daemon's
-# own (bench), to 1 and to 4 clients.  The bare reader (kwatch-bare,
+# wprobe hits through the BPF ring buffer (made while the reader is
+# stopped: the clients time it draining the ring), and N events of the
+# daemon's own (bench), to 1 and to 4 clients.  The bare reader (kwatch-bare,
 # tests/vm/tools/bpf) loads the same BPF object and writes each record as
 # a line of the same fields to its clients, blocking; its wprobe is
 # enabled in a tracefs instance as kwatchd's is, so the kernel does the
 # same work.  Every client is the same cheap counter (kwatch-bare count),
-# so the servers set the pace.  No push target, as the bare reader has
+# so the servers set the pace; kwatchd's are measured sent every type
+# (each hit is a wprobe_hit too) and subscribed to wprobe_sample, the
+# records the bare reader's get.  No push target, as the bare reader has
 # none; nothing may be lost unannounced.
 BARE=/opt/kwatch/bin/kwatch-bare
 BARE_SOCK=/run/kwatch-bare.sock
 
-# counters SOCKET K TYPE N OUT: K counters of N events of TYPE, in the
-# background, each writing OUT.I.
+# counters SOCKET K TYPE N OUT [subscribe]: K counters of N events of
+# TYPE, in the background, each writing OUT.I; subscribed, kwatchd sends
+# them TYPE only.
 counters() {
 	local i
 	for i in $(seq "$2"); do
-		$BARE count "$1" "$3" "$4" 10 >"$5.$i" &
+		$BARE count "$1" "$3" "$4" 10 ${6:-} >"$5.$i" &
 	done
 }
 
@@ -365,17 +372,22 @@ all_accounted() {
 	done
 }
 
-# burst_ms N: N writes to the wprobe's variable; how long they took.
+# burst_ms PID N: N writes to the wprobe's variable while the reader PID
+# is stopped, so the records wait in the ring (and kwatchd's wprobe_hit
+# lines in its trace instance) and the clients time the reader draining
+# them, not the writer; how long the writes took.
 burst_ms() {
 	local t0 t1
-	t0=$(date +%s%N); echo "burst $1" >$VAR; t1=$(date +%s%N)
+	kill -STOP "$1"
+	t0=$(date +%s%N); echo "burst $2" >$VAR; t1=$(date +%s%N)
+	kill -CONT "$1"
 	echo $(((t1 - t0) / 1000000))
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
 
 t_event_path_vs_bare_reader() {
-	local n=4000 k ms out=/tmp/path T=/sys/kernel/tracing
+	local n=4000 k ms pid out=/tmp/path T=/sys/kernel/tracing
 	rm -f $out.*
 	cat >$CONF/kwatchd.conf <<CONF
 [daemon]
@@ -385,14 +397,24 @@ CONF
 	systemctl restart kwatchd && wait_for 10 test -S /run/kwatchd/events.sock || fail "restart" || return 1
 	put $CONF/wprobe.d v.conf '[wprobe]\nname = kwv\naccess = w\nsymbol = kwt_var\nlength = 8\n'
 	wait_for 10 wprobe_attached kwv || { fail "wprobe kwv not attached"; diag; return 1; }
+	pid=$(systemctl show -p MainPID --value kwatchd)
 	for k in 1 4; do
 		counters /run/kwatchd/events.sock $k wprobe_sample $n $out.kb$k
 		sleep 0.5
-		ms=$(burst_ms $n)
+		ms=$(burst_ms $pid $n)
 		wait
 		echo "kwatchd, BPF, $k client(s); the burst took $ms ms:"
 		path_rate kb$k $out.kb$k
 		all_accounted $n $out.kb$k || return 1
+		# The same, the clients subscribed to wprobe_sample: they get the
+		# records the bare reader's get, not the wprobe_hit of each hit too.
+		counters /run/kwatchd/events.sock $k wprobe_sample $n $out.kbs$k subscribe
+		sleep 0.5
+		ms=$(burst_ms $pid $n)
+		wait
+		echo "kwatchd, BPF, $k client(s) subscribed to wprobe_sample; the burst took $ms ms:"
+		path_rate kbs$k $out.kbs$k
+		all_accounted $n $out.kbs$k || return 1
 		counters /run/kwatchd/events.sock $k bench $n $out.ks$k
 		sleep 0.5
 		kwatchctl bench $n >/dev/null
@@ -412,10 +434,11 @@ CONF
 	for b in 1 256; do
 		for k in 1 4; do
 			$BARE ring $BARE_SOCK $k $T/events/kwbare/kwv/id $n $b >$out.bare &
+			pid=$!
 			wait_for 10 test -S $BARE_SOCK || { fail "kwatch-bare did not listen"; cat $out.bare; return 1; }
 			counters $BARE_SOCK $k wprobe_sample $n $out.bb$k.$b
 			wait_for 10 grep -q ready $out.bare || { fail "kwatch-bare not ready"; return 1; }
-			ms=$(burst_ms $n)
+			ms=$(burst_ms $pid $n)
 			wait
 			echo "bare reader, BPF, $k client(s), $b line(s) a write; the burst took $ms ms; $(tail -n1 $out.bare):"
 			path_rate bb$k.$b $out.bb$k.$b
@@ -435,7 +458,7 @@ CONF
 	cp /tmp/kwatchd.conf.orig $CONF/kwatchd.conf
 	systemctl start kwatchd
 	for k in 1 4; do
-		echo "kwatch-bench: BPF wprobe events/s per client, $k client(s) (TCG): kwatchd ${RATE[kb$k]}, bare reader ${RATE[bb$k.1]} (a write a line) / ${RATE[bb$k.256]} (batched), ratio $(ratio ${RATE[kb$k]} ${RATE[bb$k.1]}) / $(ratio ${RATE[kb$k]} ${RATE[bb$k.256]})"
+		echo "kwatch-bench: BPF wprobe samples/s per client, $k client(s) (TCG): kwatchd ${RATE[kbs$k]} subscribed to them (${RATE[kb$k]} sent every type, wprobe_hit too), bare reader ${RATE[bb$k.1]} (a write a line) / ${RATE[bb$k.256]} (batched), ratio $(ratio ${RATE[kbs$k]} ${RATE[bb$k.1]}) / $(ratio ${RATE[kbs$k]} ${RATE[bb$k.256]}) (every type: $(ratio ${RATE[kb$k]} ${RATE[bb$k.256]}))"
 		echo "kwatch-bench: synthetic events/s per client, $k client(s) (TCG): kwatchd ${RATE[ks$k]}, bare writer ${RATE[bs$k.1]} (a write a line) / ${RATE[bs$k.256]} (batched), ratio $(ratio ${RATE[ks$k]} ${RATE[bs$k.1]}) / $(ratio ${RATE[ks$k]} ${RATE[bs$k.256]})"
 	done
 }

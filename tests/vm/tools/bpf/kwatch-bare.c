@@ -5,7 +5,7 @@
  *
  *   kwatch-bare ring SOCKET CLIENTS EVENT_ID_FILE COUNT [BATCH]
  *   kwatch-bare synth SOCKET CLIENTS COUNT [BATCH]
- *   kwatch-bare count SOCKET TYPE COUNT IDLE_S
+ *   kwatch-bare count SOCKET TYPE COUNT IDLE_S [subscribe]
  *
  * ring: a minimal libbpf ring-buffer consumer.  It loads kwatchd's own BPF
  * object (the skeleton), attaches its wprobe program to the perf event of
@@ -28,7 +28,8 @@
  * until COUNT lines of TYPE or IDLE_S seconds without a line, and prints
  * matched= lost_records= lost_events= seconds= rate=/s, the rate taken from
  * its first line to its last.  It looks for the fields with strstr: cheap
- * enough that the server, not this client, sets the pace.
+ * enough that the server, not this client, sets the pace.  With
+ * "subscribe" it first asks kwatchd for TYPE only (and lost records).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -380,6 +381,15 @@ static int count(char **argv)
 		fprintf(stderr, "kwatch-bare: count: %s: %s\n", argv[1], strerror(-fd));
 		return fd;
 	}
+	if (argv[5]) {
+		char cmd[160];
+		int n = snprintf(cmd, sizeof(cmd), "subscribe %s\n", argv[2]);
+
+		if (send(fd, cmd, (size_t)n, MSG_NOSIGNAL) != n) {
+			close(fd);
+			return -EIO;
+		}
+	}
 	while (matched < want) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t n;
@@ -429,12 +439,13 @@ int main(int argc, char **argv)
 		r = ring(&b, argv + 1);
 	else if ((argc == 5 || argc == 6) && strcmp(argv[1], "synth") == 0)
 		r = synth(&b, argv + 1);
-	else if (argc == 6 && strcmp(argv[1], "count") == 0)
+	else if ((argc == 6 || (argc == 7 && strcmp(argv[6], "subscribe") == 0)) &&
+		 strcmp(argv[1], "count") == 0)
 		r = count(argv + 1);
 	else
 		fprintf(stderr, "usage: kwatch-bare ring SOCKET CLIENTS EVENT_ID_FILE COUNT [BATCH]\n"
 			"       kwatch-bare synth SOCKET CLIENTS COUNT [BATCH]\n"
-			"       kwatch-bare count SOCKET TYPE COUNT IDLE_S\n");
+			"       kwatch-bare count SOCKET TYPE COUNT IDLE_S [subscribe]\n");
 	for (i = 0; i < b.n; i++)
 		if (b.fd[i] >= 0)
 			close(b.fd[i]);
