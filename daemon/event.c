@@ -315,6 +315,25 @@ static bool cut_in(json_object *v, json_object *payload, const char *key)
 	return cut_in(biggest, payload, bkey);
 }
 
+/* The line a + b and its newline, for stream position seq. */
+static struct ev_buf *line_of(uint64_t seq, const char *a, size_t alen, const char *b,
+			      size_t blen)
+{
+	struct ev_buf *buf = malloc(sizeof(*buf) + alen + blen + 2);
+
+	if (!buf)
+		return NULL;
+	buf->refs = 1;
+	buf->seq = seq;
+	buf->type_index = -1;
+	memcpy(buf->data, a, alen);
+	memcpy(buf->data + alen, b, blen);
+	buf->len = alen + blen;
+	buf->data[buf->len++] = '\n';
+	buf->data[buf->len] = '\0';
+	return buf;
+}
+
 /* s is printable ASCII with nothing JSON escapes: quoted, it is what
  * json-c would write for it. */
 static bool plain(const char *s)
@@ -336,7 +355,6 @@ static struct ev_buf *encode_fast(const struct kw_event_ctx *c, json_object *ev,
 {
 	struct json_object_iterator it = json_object_iter_begin(ev), end = json_object_iter_end(ev);
 	char head[sizeof(c->host) + sizeof(c->boot_id) + 256], n[24] = "";
-	struct ev_buf *b;
 	const char *body;
 	size_t blen;
 	int hlen;
@@ -355,18 +373,7 @@ static struct ev_buf *encode_fast(const struct kw_event_ctx *c, json_object *ev,
 			date_base(now->tv_sec), now->tv_nsec, c->host, c->boot_id);
 	if (hlen < 0 || (size_t)hlen >= sizeof(head) || hlen + blen - 1 + 1 > KW_EVENT_MAX)
 		return NULL;
-	b = malloc(sizeof(*b) + hlen + blen + 1);
-	if (!b)
-		return NULL;
-	b->refs = 1;
-	b->seq = seq;
-	b->type_index = -1;
-	memcpy(b->data, head, hlen);
-	memcpy(b->data + hlen, body + 1, blen - 1);
-	b->len = hlen + blen - 1;
-	b->data[b->len++] = '\n';
-	b->data[b->len] = '\0';
-	return b;
+	return line_of(seq, head, hlen, body + 1, blen - 1);
 }
 
 int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
@@ -444,21 +451,10 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 	r = -E2BIG;
 	if (len + 1 > KW_EVENT_MAX)
 		goto out;
-	{
-		struct ev_buf *b = malloc(sizeof(*b) + len + 2);
-
-		r = -ENOMEM;
-		if (!b)
-			goto out;
-		b->refs = 1;
-		b->seq = seq;
-	b->type_index = -1;
-		memcpy(b->data, s, len);
-		b->data[len] = '\n';
-		b->data[len + 1] = '\0';
-		b->len = len + 1;
-		*ret = b;
-	}
+	*ret = line_of(seq, s, len, "", 0);
+	r = -ENOMEM;
+	if (!*ret)
+		goto out;
 done:
 	if (reuse_seq)
 		c->asides++;

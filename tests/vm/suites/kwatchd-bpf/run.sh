@@ -384,6 +384,19 @@ burst_ms() {
 	echo $(((t1 - t0) / 1000000))
 }
 
+# kwatchd_drain PID K NAME [subscribe] WHAT: K clients of kwatchd (PID)
+# time it draining N wprobe records; RATE[NAME] is their mean.
+kwatchd_drain() {
+	local ms
+	counters /run/kwatchd/events.sock $2 wprobe_sample $n $out.$3 $4
+	sleep 0.5
+	ms=$(burst_ms $1 $n)
+	wait
+	echo "kwatchd, BPF, $2 client(s)$5; the burst took $ms ms:"
+	path_rate $3 $out.$3
+	all_accounted $n $out.$3
+}
+
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
 
 t_event_path_vs_bare_reader() {
@@ -399,22 +412,10 @@ CONF
 	wait_for 10 wprobe_attached kwv || { fail "wprobe kwv not attached"; diag; return 1; }
 	pid=$(systemctl show -p MainPID --value kwatchd)
 	for k in 1 4; do
-		counters /run/kwatchd/events.sock $k wprobe_sample $n $out.kb$k
-		sleep 0.5
-		ms=$(burst_ms $pid $n)
-		wait
-		echo "kwatchd, BPF, $k client(s); the burst took $ms ms:"
-		path_rate kb$k $out.kb$k
-		all_accounted $n $out.kb$k || return 1
+		kwatchd_drain $pid $k kb$k "" "" || return 1
 		# The same, the clients subscribed to wprobe_sample: they get the
 		# records the bare reader's get, not the wprobe_hit of each hit too.
-		counters /run/kwatchd/events.sock $k wprobe_sample $n $out.kbs$k subscribe
-		sleep 0.5
-		ms=$(burst_ms $pid $n)
-		wait
-		echo "kwatchd, BPF, $k client(s) subscribed to wprobe_sample; the burst took $ms ms:"
-		path_rate kbs$k $out.kbs$k
-		all_accounted $n $out.kbs$k || return 1
+		kwatchd_drain $pid $k kbs$k subscribe " subscribed to wprobe_sample" || return 1
 		counters /run/kwatchd/events.sock $k bench $n $out.ks$k
 		sleep 0.5
 		kwatchctl bench $n >/dev/null
