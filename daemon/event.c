@@ -334,6 +334,26 @@ static struct ev_buf *line_of(uint64_t seq, const char *a, size_t alen, const ch
 	return buf;
 }
 
+/* A line's envelope, put together without printf (which was a quarter of
+ * the encoder's instructions): ok goes false when it does not fit. */
+struct head {
+	char buf[sizeof(((struct kw_event_ctx *)0)->host) + 256];
+	size_t len;
+	bool ok;
+};
+
+static void put(struct head *h, const char *s, size_t n)
+{
+	if (n > sizeof(h->buf) - h->len) {
+		h->ok = false;
+		return;
+	}
+	memcpy(h->buf + h->len, s, n);
+	h->len += n;
+}
+
+#define PUT_LIT(h, lit) put(h, lit, sizeof(lit) - 1)
+
 /* s is printable ASCII with nothing JSON escapes: quoted, it is what
  * json-c would write for it. */
 static bool plain(const char *s)
@@ -344,36 +364,92 @@ static bool plain(const char *s)
 	return true;
 }
 
-/* The common case, without a second object: the envelope printed once and
- * the payload's own serialisation after it ("type" first, as kw_event_new
- * puts it), byte for byte what the general path below writes.  NULL for
- * anything else (an envelope string to escape, a payload without "type"
- * first, a line to cut): the general path does those.  aside: the n of a
- * per-client record's id, 0 for a stream position. */
+static void put_str(struct head *h, const char *s)
+{
+	put(h, s, strlen(s));
+}
+
+/* The context's strings need no escaping: checked again only when one of
+ * them changed (a daemon's never do), so the envelope is copied, not
+ * scanned a character at a time, for each event. */
+static bool ctx_plain(const struct kw_event_ctx *c)
+{
+	static __thread struct {
+		bool valid, plain;
+		char start_id[sizeof(c->start_id)], host[sizeof(c->host)], boot_id[sizeof(c->boot_id)];
+	} k;
+
+	if (k.valid && !strcmp(k.start_id, c->start_id) && !strcmp(k.host, c->host) &&
+	    !strcmp(k.boot_id, c->boot_id))
+		return k.plain;
+	k.plain = plain(c->start_id) && plain(c->host) && plain(c->boot_id);
+	kw_strlcpy(k.start_id, c->start_id, sizeof(k.start_id));
+	kw_strlcpy(k.host, c->host, sizeof(k.host));
+	kw_strlcpy(k.boot_id, c->boot_id, sizeof(k.boot_id));
+	k.valid = true;
+	return k.plain;
+}
+
+/* v in decimal, at least width digits. */
+static void put_u64(struct head *h, uint64_t v, int width)
+{
+	char d[24];
+	int i = sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || (int)sizeof(d) - i < width);
+	put(h, d + i, sizeof(d) - i);
+}
+
+/* The common case, without a second object: the envelope put together
+ * once and the payload's own serialisation after it ("type" first, as
+ * kw_event_new puts it), byte for byte what the general path below
+ * writes.  NULL for anything else (an envelope string to escape, a
+ * payload without "type" first, a line to cut): the general path does
+ * those.  aside: the n of a per-client record's id, 0 for a stream
+ * position. */
 static struct ev_buf *encode_fast(const struct kw_event_ctx *c, json_object *ev, uint64_t seq,
 				  uint64_t aside, const struct timespec *now)
 {
 	struct json_object_iterator it = json_object_iter_begin(ev), end = json_object_iter_end(ev);
-	char head[sizeof(c->host) + sizeof(c->boot_id) + 256], n[24] = "";
+	struct head h = { .ok = true };
 	const char *body;
 	size_t blen;
-	int hlen;
 
 	if (json_object_iter_equal(&it, &end) || strcmp(json_object_iter_peek_name(&it), "type") ||
-	    !plain(c->start_id) || !plain(c->host) || !plain(c->boot_id))
+	    !ctx_plain(c))
+		return NULL;
+	PUT_LIT(&h, "{\"schema\":");
+	put_u64(&h, KW_EVENT_SCHEMA, 1);
+	PUT_LIT(&h, ",\"start_id\":\"");
+	put_str(&h, c->start_id);
+	PUT_LIT(&h, "\",\"seq\":");
+	put_u64(&h, seq, 1);
+	PUT_LIT(&h, ",\"id\":\"");
+	put_str(&h, c->start_id);
+	PUT_LIT(&h, "-");
+	put_u64(&h, seq, 1);
+	if (aside) {
+		PUT_LIT(&h, ".");
+		put_u64(&h, aside, 1);
+	}
+	PUT_LIT(&h, "\",\"timestamp\":\"");
+	put_str(&h, date_base(now->tv_sec));
+	PUT_LIT(&h, ".");
+	put_u64(&h, (uint64_t)now->tv_nsec, 9);
+	PUT_LIT(&h, "Z\",\"host\":\"");
+	put_str(&h, c->host);
+	PUT_LIT(&h, "\",\"boot_id\":\"");
+	put_str(&h, c->boot_id);
+	PUT_LIT(&h, "\",");
+	if (!h.ok)
 		return NULL;
 	body = serialise(ev, &blen);
-	if (!body || blen < 2 || body[0] != '{')
+	if (!body || blen < 2 || body[0] != '{' || h.len + blen - 1 + 1 > KW_EVENT_MAX)
 		return NULL;
-	if (aside)
-		snprintf(n, sizeof(n), ".%" PRIu64, aside);
-	hlen = snprintf(head, sizeof(head), "{\"schema\":%d,\"start_id\":\"%s\",\"seq\":%" PRIu64
-			",\"id\":\"%s-%" PRIu64 "%s\",\"timestamp\":\"%s.%09ldZ\",\"host\":\"%s\","
-			"\"boot_id\":\"%s\",", KW_EVENT_SCHEMA, c->start_id, seq, c->start_id, seq, n,
-			date_base(now->tv_sec), now->tv_nsec, c->host, c->boot_id);
-	if (hlen < 0 || (size_t)hlen >= sizeof(head) || hlen + blen - 1 + 1 > KW_EVENT_MAX)
-		return NULL;
-	return line_of(seq, head, hlen, body + 1, blen - 1);
+	return line_of(seq, h.buf, h.len, body + 1, blen - 1);
 }
 
 int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,

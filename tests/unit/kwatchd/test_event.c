@@ -227,6 +227,21 @@ static void fast_path_same_bytes(void **state)
 	assert_non_null(strstr(x->data, "\"id\":\"s-5.1\""));
 	ev_buf_unref(x);
 	ev_buf_unref(y);
+	/* Nanoseconds with leading zeros, a seq with many digits. */
+	{
+		static const struct timespec t5 = { 1700000000, 5 };
+
+		a.fixed_time = b.fixed_time = &t5;
+		a.seq = b.seq = 12345678900;
+		assert_int_equal(kw_event_encode(&a, payload("type"), 0, &x), 0);
+		assert_int_equal(kw_event_encode(&b, payload(NULL), 0, &y), 0);
+		assert_string_equal(x->data, y->data);
+		assert_non_null(strstr(x->data, "\"seq\":12345678901,\"id\":\"s-12345678901\","
+				       "\"timestamp\":\"2023-11-14T22:13:20.000000005Z\""));
+		ev_buf_unref(x);
+		ev_buf_unref(y);
+		a.seq = 1;
+	}
 	strcpy(a.host, "q\"h\\");
 	assert_int_equal(kw_event_encode(&a, payload("type"), 0, &x), 0);
 	assert_non_null(strstr(x->data, "\"host\":\"q\\\"h\\\\\","));
