@@ -8,7 +8,7 @@ KWD_LIBS = $(KWD_PKG_LIBS)
 KWD_HDRS := $(wildcard daemon/*.h)
 
 # The pure parts, shared by the daemon and the host tests.
-KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/queue.c \
+KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/kmsg.c daemon/ksym.c \
 	daemon/pstore.c daemon/command.c daemon/keep.c daemon/journal.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
@@ -85,9 +85,10 @@ KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c dae
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(KWD_FUZZ_CONFIG) $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_CONFIG) $(KWD_LIBS)
-$(B)/fuzz/fuzz_event: tests/fuzz/fuzz_event.c daemon/event.c daemon/util.c $(KWD_HDRS)
+KWD_FUZZ_EVENT := daemon/event.c daemon/event-text.c daemon/util.c
+$(B)/fuzz/fuzz_event: tests/fuzz/fuzz_event.c $(KWD_FUZZ_EVENT) $(KWD_HDRS)
 	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< daemon/event.c daemon/util.c $(KWD_LIBS)
+	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_EVENT) $(KWD_LIBS)
 KWD_FUZZ_KMSG := daemon/kmsg.c daemon/pstore.c daemon/log.c daemon/util.c
 $(B)/fuzz/fuzz_kmsg: tests/fuzz/fuzz_kmsg.c $(KWD_FUZZ_KMSG) $(KWD_HDRS)
 	@mkdir -p $(@D)

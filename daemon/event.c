@@ -179,7 +179,7 @@ json_object *kw_event_lost(const char *source, uint64_t count, uint64_t total,
 }
 
 /* s (len bytes) is valid UTF-8 already: the common case, stored as it is. */
-static bool utf8_valid(const char *s, size_t len)
+bool kw_utf8_valid(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0, n;
@@ -202,7 +202,7 @@ int kw_event_add_str(json_object *ev, const char *key, const char *val)
 	size_t len = val ? strlen(val) : 0;
 	_cleanup_free_ char *clean = NULL;
 
-	if (utf8_valid(val ? val : "", len))
+	if (kw_utf8_valid(val ? val : "", len))
 		return add(ev, key, json_object_new_string_len(val ? val : "", (int)len));
 	clean = kw_utf8_sanitize(val, len);
 	if (!clean)
@@ -315,9 +315,8 @@ static bool cut_in(json_object *v, json_object *payload, const char *key)
 	return cut_in(biggest, payload, bkey);
 }
 
-/* The line a + b and its newline, for stream position seq. */
-static struct ev_buf *line_of(uint64_t seq, const char *a, size_t alen, const char *b,
-			      size_t blen)
+struct ev_buf *kw_event_line(uint64_t seq, const char *a, size_t alen, const char *b,
+			     size_t blen)
 {
 	struct ev_buf *buf = malloc(sizeof(*buf) + alen + blen + 2);
 
@@ -337,7 +336,7 @@ static struct ev_buf *line_of(uint64_t seq, const char *a, size_t alen, const ch
 /* A line's envelope, put together without printf (which was a quarter of
  * the encoder's instructions): ok goes false when it does not fit. */
 struct head {
-	char buf[sizeof(((struct kw_event_ctx *)0)->host) + 256];
+	char buf[KW_ENVELOPE_MAX];
 	size_t len;
 	bool ok;
 };
@@ -403,24 +402,13 @@ static void put_u64(struct head *h, uint64_t v, int width)
 	put(h, d + i, sizeof(d) - i);
 }
 
-/* The common case, without a second object: the envelope put together
- * once and the payload's own serialisation after it ("type" first, as
- * kw_event_new puts it), byte for byte what the general path below
- * writes.  NULL for anything else (an envelope string to escape, a
- * payload without "type" first, a line to cut): the general path does
- * those.  aside: the n of a per-client record's id, 0 for a stream
- * position. */
-static struct ev_buf *encode_fast(const struct kw_event_ctx *c, json_object *ev, uint64_t seq,
-				  uint64_t aside, const struct timespec *now)
+size_t kw_event_envelope(const struct kw_event_ctx *c, uint64_t seq, uint64_t aside,
+			 const struct timespec *now, char *buf, size_t n)
 {
-	struct json_object_iterator it = json_object_iter_begin(ev), end = json_object_iter_end(ev);
 	struct head h = { .ok = true };
-	const char *body;
-	size_t blen;
 
-	if (json_object_iter_equal(&it, &end) || strcmp(json_object_iter_peek_name(&it), "type") ||
-	    !ctx_plain(c))
-		return NULL;
+	if (!ctx_plain(c))
+		return 0;
 	PUT_LIT(&h, "{\"schema\":");
 	put_u64(&h, KW_EVENT_SCHEMA, 1);
 	PUT_LIT(&h, ",\"start_id\":\"");
@@ -444,12 +432,36 @@ static struct ev_buf *encode_fast(const struct kw_event_ctx *c, json_object *ev,
 	PUT_LIT(&h, "\",\"boot_id\":\"");
 	put_str(&h, c->boot_id);
 	PUT_LIT(&h, "\",");
-	if (!h.ok)
+	if (!h.ok || h.len > n)
+		return 0;
+	memcpy(buf, h.buf, h.len);
+	return h.len;
+}
+
+/* The common case, without a second object: the envelope put together
+ * once and the payload's own serialisation after it ("type" first, as
+ * kw_event_new puts it), byte for byte what the general path below
+ * writes.  NULL for anything else (an envelope string to escape, a
+ * payload without "type" first, a line to cut): the general path does
+ * those.  aside: the n of a per-client record's id, 0 for a stream
+ * position. */
+static struct ev_buf *encode_fast(const struct kw_event_ctx *c, json_object *ev, uint64_t seq,
+				  uint64_t aside, const struct timespec *now)
+{
+	struct json_object_iterator it = json_object_iter_begin(ev), end = json_object_iter_end(ev);
+	char head[KW_ENVELOPE_MAX];
+	const char *body;
+	size_t blen, hlen;
+
+	if (json_object_iter_equal(&it, &end) || strcmp(json_object_iter_peek_name(&it), "type"))
+		return NULL;
+	hlen = kw_event_envelope(c, seq, aside, now, head, sizeof(head));
+	if (!hlen)
 		return NULL;
 	body = serialise(ev, &blen);
-	if (!body || blen < 2 || body[0] != '{' || h.len + blen - 1 + 1 > KW_EVENT_MAX)
+	if (!body || blen < 2 || body[0] != '{' || hlen + blen - 1 + 1 > KW_EVENT_MAX)
 		return NULL;
-	return line_of(seq, h.buf, h.len, body + 1, blen - 1);
+	return kw_event_line(seq, head, hlen, body + 1, blen - 1);
 }
 
 int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
@@ -527,7 +539,7 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 	r = -E2BIG;
 	if (len + 1 > KW_EVENT_MAX)
 		goto out;
-	*ret = line_of(seq, s, len, "", 0);
+	*ret = kw_event_line(seq, s, len, "", 0);
 	r = -ENOMEM;
 	if (!*ret)
 		goto out;

@@ -8,6 +8,7 @@
 #define KW_EVENT_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 #include <json-c/json.h>
@@ -74,6 +75,45 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 /* Sanitise s (len bytes) to valid UTF-8 without NULs into a malloc'ed
  * string. */
 char *kw_utf8_sanitize(const char *s, size_t len);
+/* s (len bytes) is valid UTF-8 with no NUL: kw_utf8_sanitize would keep it. */
+bool kw_utf8_valid(const char *s, size_t len);
+
+/* The envelope of a line at seq (aside: the n of a per-client record, or
+ * 0), "{...,"boot_id":"...",", into buf; its length, or 0 when the
+ * context's strings need escaping or it does not fit (the caller then
+ * takes kw_event_encode's general path). */
+#define KW_ENVELOPE_MAX 512
+size_t kw_event_envelope(const struct kw_event_ctx *c, uint64_t seq, uint64_t aside,
+			 const struct timespec *now, char *buf, size_t n);
+/* A line of stream position seq: a, then b, then a newline. */
+struct ev_buf *kw_event_line(uint64_t seq, const char *a, size_t alen, const char *b,
+			     size_t blen);
+
+/*
+ * Events made per record on a hot path (a ring buffer's samples) are
+ * written as text, without a json-c object: kw_evtext_begin(), then fields
+ * in order, then kw_event_encode_text().  The line is byte for byte the
+ * one kw_event_new(), the kw_event_add_* calls and kw_event_encode() would
+ * give (strings made valid UTF-8 and escaped as json-c does).
+ */
+struct kw_evtext {
+	const char *type;
+	size_t len;
+	bool ok;		/* false once a field did not fit */
+	char buf[4096];
+};
+
+void kw_evtext_begin(struct kw_evtext *t, const char *type);
+void kw_evtext_str(struct kw_evtext *t, const char *key, const char *val);
+/* At most len bytes of val (a fixed-size field the kernel may not end). */
+void kw_evtext_strn(struct kw_evtext *t, const char *key, const char *val, size_t len);
+void kw_evtext_u64(struct kw_evtext *t, const char *key, uint64_t val);
+void kw_evtext_int(struct kw_evtext *t, const char *key, int64_t val);
+/* The payload as a json-c object (for the journal), or NULL. */
+json_object *kw_evtext_object(struct kw_evtext *t);
+/* kw_event_encode() of the payload t, a new stream position; -E2BIG when
+ * a field did not fit in t. */
+int kw_event_encode_text(struct kw_event_ctx *c, struct kw_evtext *t, struct ev_buf **ret);
 
 /* Format ts as RFC 3339 UTC with nanoseconds into buf (>= 32 bytes). */
 void kw_rfc3339(const struct timespec *ts, char *buf, size_t n);

@@ -249,6 +249,63 @@ static void fast_path_same_bytes(void **state)
 	ev_buf_unref(x);
 }
 
+/* Fields written as text give json-c's line, byte for byte: every byte
+ * value in a string (escapes, control characters, invalid UTF-8), a
+ * fixed-size field without its NUL, numbers at their limits; an envelope
+ * to escape takes the general path and still agrees. */
+static void text_same_bytes(void **state)
+{
+	struct kw_event_ctx a = ctx(), b = ctx();
+	char all[256], fixed[4] = { 'a', 'b', 'c', 'd' };
+	struct ev_buf *x, *y;
+	struct kw_evtext t;
+	json_object *ev, *o;
+	int i, round;
+
+	(void)state;
+	for (i = 1; i < 256; i++)
+		all[i - 1] = (char)i;
+	all[255] = '\0';
+	for (round = 0; round < 2; round++) {
+		ev = kw_event_new("wprobe_sample");
+		kw_event_add_str(ev, "all", all);
+		kw_event_add_str(ev, "comm", "abcd");
+		kw_event_add_u64(ev, "u", UINT64_MAX);
+		kw_event_add_int(ev, "min", INT64_MIN);
+		kw_event_add_int(ev, "neg", -1);
+		kw_event_add_int(ev, "zero", 0);
+		kw_event_add_str(ev, "empty", NULL);
+		kw_evtext_begin(&t, "wprobe_sample");
+		kw_evtext_str(&t, "all", all);
+		kw_evtext_strn(&t, "comm", fixed, sizeof(fixed));
+		kw_evtext_u64(&t, "u", UINT64_MAX);
+		kw_evtext_int(&t, "min", INT64_MIN);
+		kw_evtext_int(&t, "neg", -1);
+		kw_evtext_int(&t, "zero", 0);
+		kw_evtext_str(&t, "empty", NULL);
+		assert_true(t.ok);
+		assert_int_equal(kw_event_encode(&a, ev, 0, &x), 0);
+		assert_int_equal(kw_event_encode_text(&b, &t, &y), 0);
+		assert_string_equal(x->data, y->data);
+		assert_int_equal(y->seq, x->seq);
+		ev_buf_unref(x);
+		ev_buf_unref(y);
+		/* The second round: a host name that needs escaping. */
+		strcpy(a.host, "q\"h");
+		strcpy(b.host, "q\"h");
+	}
+	o = kw_evtext_object(&t);
+	assert_non_null(o);
+	assert_int_equal(json_object_get_int64(json_object_object_get(o, "min")), INT64_MIN);
+	json_object_put(o);
+	/* A field that does not fit is an error, not a cut line. */
+	kw_evtext_begin(&t, "x");
+	for (i = 0; i < 40 && t.ok; i++)
+		kw_evtext_str(&t, "all", all);
+	assert_false(t.ok);
+	assert_int_equal(kw_event_encode_text(&b, &t, &y), -E2BIG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +317,7 @@ int main(void)
 		cmocka_unit_test(size_limit),
 		cmocka_unit_test(nested_bulk_cut_in_place),
 		cmocka_unit_test(fast_path_same_bytes),
+		cmocka_unit_test(text_same_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

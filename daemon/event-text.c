@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Events written as text: the hot path's payloads (a BPF ring buffer's
+ * samples) without a json-c object each.  Building, serialising and
+ * freeing the object was most of an event's cost; the text is the same,
+ * byte for byte, which test_event checks against json-c for every byte
+ * value a string may hold. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event.h"
+#include "util.h"
+
+static void put(struct kw_evtext *t, const char *s, size_t n)
+{
+	/* Two bytes stay free: the closing brace and a NUL. */
+	if (!t->ok || n + 2 > sizeof(t->buf) - t->len) {
+		t->ok = false;
+		return;
+	}
+	memcpy(t->buf + t->len, s, n);
+	t->len += n;
+}
+
+#define PUT_LIT(t, lit) put(t, lit, sizeof(lit) - 1)
+
+/* s quoted and escaped as json-c escapes with JSON_C_TO_STRING_NOSLASHESCAPE:
+ * the two-character escapes, other control characters as \u00xx. */
+static void put_quoted(struct kw_evtext *t, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, start = 0;
+	char esc[6] = "\\u00";
+
+	PUT_LIT(t, "\"");
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		const char *e = NULL;
+
+		switch (c) {
+		case '\b': e = "\\b"; break;
+		case '\n': e = "\\n"; break;
+		case '\r': e = "\\r"; break;
+		case '\t': e = "\\t"; break;
+		case '\f': e = "\\f"; break;
+		case '"': e = "\\\""; break;
+		case '\\': e = "\\\\"; break;
+		default:
+			if (c >= 0x20)
+				continue;
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 0xf];
+			put(t, s + start, i - start);
+			put(t, esc, sizeof(esc));
+			start = i + 1;
+			continue;
+		}
+		put(t, s + start, i - start);
+		put(t, e, strlen(e));
+		start = i + 1;
+	}
+	put(t, s + start, n - start);
+	PUT_LIT(t, "\"");
+}
+
+static void put_key(struct kw_evtext *t, const char *key)
+{
+	PUT_LIT(t, ",");
+	put_quoted(t, key, strlen(key));
+	PUT_LIT(t, ":");
+}
+
+static void put_u64(struct kw_evtext *t, uint64_t v)
+{
+	char d[24];
+	int i = sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	put(t, d + i, sizeof(d) - i);
+}
+
+void kw_evtext_begin(struct kw_evtext *t, const char *type)
+{
+	t->type = type;
+	t->len = 0;
+	t->ok = true;
+	PUT_LIT(t, "{\"type\":");
+	put_quoted(t, type, strlen(type));
+}
+
+void kw_evtext_strn(struct kw_evtext *t, const char *key, const char *val, size_t len)
+{
+	_cleanup_free_ char *clean = NULL;
+
+	len = strnlen(val, len);
+	put_key(t, key);
+	if (kw_utf8_valid(val, len)) {
+		put_quoted(t, val, len);
+		return;
+	}
+	clean = kw_utf8_sanitize(val, len);
+	if (!clean) {
+		t->ok = false;
+		return;
+	}
+	put_quoted(t, clean, strlen(clean));
+}
+
+void kw_evtext_str(struct kw_evtext *t, const char *key, const char *val)
+{
+	kw_evtext_strn(t, key, val ? val : "", SIZE_MAX);
+}
+
+void kw_evtext_u64(struct kw_evtext *t, const char *key, uint64_t val)
+{
+	put_key(t, key);
+	put_u64(t, val);
+}
+
+void kw_evtext_int(struct kw_evtext *t, const char *key, int64_t val)
+{
+	put_key(t, key);
+	if (val < 0) {
+		PUT_LIT(t, "-");
+		put_u64(t, (uint64_t)0 - (uint64_t)val);
+		return;
+	}
+	put_u64(t, (uint64_t)val);
+}
+
+/* The payload closed, as a string (put() kept the room). */
+static const char *closed(struct kw_evtext *t)
+{
+	if (!t->ok)
+		return NULL;
+	t->buf[t->len] = '}';
+	t->buf[t->len + 1] = '\0';
+	return t->buf;
+}
+
+json_object *kw_evtext_object(struct kw_evtext *t)
+{
+	const char *s = closed(t);
+
+	return s ? json_tokener_parse(s) : NULL;
+}
+
+int kw_event_encode_text(struct kw_event_ctx *c, struct kw_evtext *t, struct ev_buf **ret)
+{
+	char head[KW_ENVELOPE_MAX];
+	uint64_t seq = c->seq + 1;
+	struct timespec now;
+	size_t hlen;
+
+	if (!closed(t))
+		return -E2BIG;
+	if (c->fixed_time)
+		now = *c->fixed_time;
+	else
+		clock_gettime(CLOCK_REALTIME, &now);
+	hlen = kw_event_envelope(c, seq, 0, &now, head, sizeof(head));
+	/* An envelope to escape, or a line to cut: the general path. */
+	if (!hlen || hlen + t->len + 1 > KW_EVENT_MAX) {
+		json_object *o = kw_evtext_object(t);
+
+		return o ? kw_event_encode(c, o, 0, ret) : -ENOMEM;
+	}
+	/* buf[0] is the payload's '{', buf[len] its '}'. */
+	*ret = kw_event_line(seq, head, hlen, t->buf + 1, t->len);
+	if (!*ret)
+		return -ENOMEM;
+	c->seq = seq;
+	return 0;
+}
