@@ -14,22 +14,31 @@
 #include "util.h"
 #include "wprobe.h"
 
-/* A trace line's time ("SECONDS.FRACTION", since boot) as kernel_ns. */
-static void add_trace_time(json_object *ev, const char *ts)
+/* A trace line's time ("SECONDS.FRACTION", since boot) in ns. */
+static bool trace_time_ns(const char *ts, uint64_t *ns)
 {
 	unsigned long long sec = 0, frac = 0;
 	const char *dot = strchr(ts, '.');
 	size_t digits = 0;
 
 	if (sscanf(ts, "%llu", &sec) != 1)
-		return;
+		return false;
 	if (dot) {
 		for (dot++; *dot >= '0' && *dot <= '9' && digits < 9; dot++, digits++)
 			frac = frac * 10 + (unsigned long long)(*dot - '0');
 	}
 	for (; digits < 9; digits++)
 		frac *= 10;
-	kw_event_add_u64(ev, "kernel_ns", sec * 1000000000ULL + frac);
+	*ns = sec * 1000000000ULL + frac;
+	return true;
+}
+
+static void add_trace_time(json_object *ev, const char *ts)
+{
+	uint64_t ns;
+
+	if (trace_time_ns(ts, &ns))
+		kw_event_add_u64(ev, "kernel_ns", ns);
 }
 
 /* The kernel disarmed a wprobe that trapped or moved too often. */
@@ -59,24 +68,25 @@ static bool storm_line(struct kwd *d, const struct wprobe_hit *h)
 
 static void hit_line(struct kwd *d, const char *line)
 {
+	struct kw_evtext t;
 	struct wprobe_hit h;
-	json_object *ev;
+	uint64_t ns;
 
 	/* One parse per line: the storm report reads like a hit. */
 	if (wprobe_parse_hit(line, &h) < 0 || storm_line(d, &h))
 		return;
 	d->wprobe_hits++;
-	ev = kw_event_new("wprobe_hit");
-	if (!ev)
-		return;
-	kw_event_add_str(ev, "wprobe", h.event);
-	kw_event_add_str(ev, "comm", h.comm);
-	kw_event_add_int(ev, "pid", h.pid);
-	kw_event_add_int(ev, "cpu", h.cpu);
-	add_trace_time(ev, h.ts);
-	kw_event_add_str(ev, "location", h.ip);
-	kw_event_add_str(ev, "args", h.args);
-	kwd_emit(d, ev);
+	/* One per hit: written as text, not built as a json-c object. */
+	kw_evtext_begin(&t, "wprobe_hit");
+	kw_evtext_str(&t, "wprobe", h.event);
+	kw_evtext_str(&t, "comm", h.comm);
+	kw_evtext_int(&t, "pid", h.pid);
+	kw_evtext_int(&t, "cpu", h.cpu);
+	if (trace_time_ns(h.ts, &ns))
+		kw_evtext_u64(&t, "kernel_ns", ns);
+	kw_evtext_str(&t, "location", h.ip);
+	kw_evtext_str(&t, "args", h.args);
+	kwd_emit_text(d, &t);
 }
 
 static int on_pipe(sd_event_source *s, int fd, uint32_t revents, void *userdata)

@@ -70,6 +70,29 @@ void kwd_emit(struct kwd *d, json_object *ev)
 	emit(d, ev, true);
 }
 
+void kwd_emit_text(struct kwd *d, struct kw_evtext *t)
+{
+	int i = kw_journal_index(t->type), r;
+	struct ev_buf *b = NULL;
+
+	/* The journal wants the fields: the object path, as for any event. */
+	if (i >= 0 && (d->set.journal & (1ULL << i))) {
+		json_object *ev = kw_evtext_object(t);
+
+		if (ev)
+			emit(d, ev, true);
+		return;
+	}
+	r = kw_event_encode_text(&d->ectx, t, &b);
+	if (r < 0) {
+		log_warning_errno(r, "cannot encode a %s event: %m, dropping it", t->type);
+		return;
+	}
+	b->type_index = i;
+	server_broadcast(&d->srv, b);
+	ev_buf_unref(b);
+}
+
 void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
 {
 	json_object *ev;

@@ -92,6 +92,9 @@ struct kwd {
 
 /* Encode and broadcast; takes ownership of ev. */
 void kwd_emit(struct kwd *d, json_object *ev);
+/* The same for an event written as text (kw_evtext: the per-record hot
+ * path); t is used up. */
+void kwd_emit_text(struct kwd *d, struct kw_evtext *t);
 void kwd_status_notify(struct kwd *d);
 /* A state file (the set in force, the kmsg position) was saved (err 0) or
  * not (-errno): a failure is said once per streak (journal, a state_error

@@ -65,6 +65,15 @@ static void add_fixed(json_object *ev, const char *key, const char *s, size_t le
 	kw_event_add_str(ev, key, buf);
 }
 
+static void text_hdr(struct kw_evtext *t, const struct kwb_hdr *h)
+{
+	kw_evtext_int(t, "pid", h->pid);
+	kw_evtext_int(t, "tid", h->tid);
+	kw_evtext_strn(t, "comm", h->comm, KWB_COMM_LEN);
+	kw_evtext_int(t, "cpu", h->cpu);
+	kw_evtext_u64(t, "kernel_ns", h->ktime_ns);
+}
+
 static void add_hdr(json_object *ev, const struct kwb_hdr *h)
 {
 	kw_event_add_int(ev, "pid", h->pid);
@@ -125,45 +134,45 @@ static json_object *catch_event(struct kwbpf *b, const struct kwb_catch *c)
 	return ev;
 }
 
-static json_object *fuzz_event(struct kwbpf *b, const struct kwb_fuzz *f)
+/* Per execution and per hit: written as text (kw_evtext), not built as a
+ * json-c object, which was most of their cost. */
+static void fuzz_event(struct kwbpf *b, const struct kwb_fuzz *f)
 {
-	json_object *ev = kw_event_new(f->h.kind == KWB_FUZZ_ENTRY ? "fuzz_entry" : "fuzz_done");
 	const char *blob = kwd_tied_blob(b->d, NULL);
+	struct kw_evtext t;
 
-	if (!ev)
-		return NULL;
-	add_fixed(ev, "target", f->target, KWB_NAME_LEN);
-	kw_event_add_u64(ev, "size", f->size);
+	kw_evtext_begin(&t, f->h.kind == KWB_FUZZ_ENTRY ? "fuzz_entry" : "fuzz_done");
+	kw_evtext_strn(&t, "target", f->target, KWB_NAME_LEN);
+	kw_evtext_u64(&t, "size", f->size);
 	if (f->h.kind == KWB_FUZZ_ENTRY) {
-		kw_event_add_u64(ev, "regions", f->regions);
+		kw_evtext_u64(&t, "regions", f->regions);
 	} else {
-		kw_event_add_u64(ev, "duration_ns", f->duration_ns);
-		kw_event_add_int(ev, "result", f->result);
+		kw_evtext_u64(&t, "duration_ns", f->duration_ns);
+		kw_evtext_int(&t, "result", f->result);
 	}
 	/* The daemon's own write of the blob tied now, not a late record of
 	 * the one before (a record reserved on a stalled CPU is read later). */
 	if (blob && (pid_t)f->h.pid == getpid() && f->h.ktime_ns >= b->d->tie.t0_ns)
-		kw_event_add_str(ev, "blob", blob);
-	add_hdr(ev, &f->h);
-	return ev;
+		kw_evtext_str(&t, "blob", blob);
+	text_hdr(&t, &f->h);
+	kwd_emit_text(b->d, &t);
 }
 
-static json_object *wprobe_event(struct kwbpf *b, const struct kwb_wprobe *w)
+static void wprobe_event(struct kwbpf *b, const struct kwb_wprobe *w)
 {
-	json_object *ev = kw_event_new("wprobe_sample");
-	char ip_sym[KW_SYM_MAX + 64];
-	const char *name;
+	char ip_sym[KW_SYM_MAX + 64], hex[24];
+	const char *name = kwbpf_wprobe_name(b, w->cookie);
+	struct kw_evtext t;
 
-	if (!ev)
-		return NULL;
-	name = kwbpf_wprobe_name(b, w->cookie);
+	kw_evtext_begin(&t, "wprobe_sample");
 	if (name)
-		kw_event_add_str(ev, "wprobe", name);
+		kw_evtext_str(&t, "wprobe", name);
 	sym(b, w->ip, ip_sym, sizeof(ip_sym));
-	add_hex(ev, "ip", w->ip);
-	kw_event_add_str(ev, "location", ip_sym);
-	add_hdr(ev, &w->h);
-	return ev;
+	snprintf(hex, sizeof(hex), "0x%" PRIx64, (uint64_t)w->ip);
+	kw_evtext_str(&t, "ip", hex);
+	kw_evtext_str(&t, "location", ip_sym);
+	text_hdr(&t, &w->h);
+	kwd_emit_text(b->d, &t);
 }
 
 int kwbpf_on_record(void *ctx, void *data, size_t size)
@@ -183,12 +192,12 @@ int kwbpf_on_record(void *ctx, void *data, size_t size)
 	case KWB_FUZZ_ENTRY:
 	case KWB_FUZZ_DONE:
 		if (size >= sizeof(struct kwb_fuzz))
-			ev = fuzz_event(b, data);
+			fuzz_event(b, data);
 		b->records[h->kind == KWB_FUZZ_ENTRY ? P_FUZZ_ENTRY : P_FUZZ_DONE]++;
 		break;
 	case KWB_WPROBE:
 		if (size >= sizeof(struct kwb_wprobe))
-			ev = wprobe_event(b, data);
+			wprobe_event(b, data);
 		b->records[P_WPROBE]++;
 		break;
 	}
