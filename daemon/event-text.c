@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "event.h"
+#include "journal.h"
 #include "util.h"
 
 static void put(struct kw_evtext *t, const char *s, size_t n)
@@ -85,6 +86,7 @@ static void put_u64(struct kw_evtext *t, uint64_t v)
 void kw_evtext_begin(struct kw_evtext *t, const char *type)
 {
 	t->type = type;
+	t->type_index = kw_journal_index(type);
 	t->len = 0;
 	t->ok = true;
 	PUT_LIT(t, "{\"type\":");
@@ -172,6 +174,7 @@ int kw_event_encode_text(struct kw_event_ctx *c, struct kw_evtext *t, struct ev_
 	*ret = kw_event_line(seq, head, hlen, t->buf + 1, t->len);
 	if (!*ret)
 		return -ENOMEM;
+	(*ret)->type_index = t->type_index;
 	c->seq = seq;
 	return 0;
 }

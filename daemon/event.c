@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "event.h"
+#include "journal.h"
 #include "util.h"
 
 struct ev_buf *ev_buf_new(uint64_t seq, const char *data, size_t len)
@@ -544,6 +545,9 @@ int kw_event_encode(struct kw_event_ctx *c, json_object *ev, uint64_t reuse_seq,
 	if (!*ret)
 		goto out;
 done:
+	/* Its type, for subscriptions and the journal: one lookup, here. */
+	if (json_object_object_get_ex(ev, "type", &type))
+		(*ret)->type_index = kw_journal_index(json_object_get_string(type));
 	if (reuse_seq)
 		c->asides++;
 	else

@@ -23,7 +23,8 @@ struct ev_buf {
 	unsigned int refs;
 	uint64_t seq;
 	size_t len;		/* bytes in data, the final '\n' included */
-	int type_index;		/* in kw_journal_types, for subscriptions; -1: none */
+	int type_index;		/* in kw_journal_types (set by the encoders), for
+				 * subscriptions and the journal; -1: none */
 	char data[];
 };
 
@@ -98,6 +99,7 @@ struct ev_buf *kw_event_line(uint64_t seq, const char *a, size_t alen, const cha
  */
 struct kw_evtext {
 	const char *type;
+	int type_index;		/* in kw_journal_types, or -1 */
 	size_t len;
 	bool ok;		/* false once a field did not fit */
 	char buf[4096];

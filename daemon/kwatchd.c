@@ -31,38 +31,43 @@
 #define KWD_EXIT_CONFIG 78
 #define RELOAD_CMD_INTERVAL_USEC 1000000ULL
 
-/* Encode and broadcast; kept in the backlog or not (synthetic load). */
+static bool journaled(const struct kwd *d, int type_index)
+{
+	return type_index >= 0 && (d->set.journal & (1ULL << type_index));
+}
+
+/* An encoded event to every consumer; kept in the backlog or not
+ * (synthetic load). */
+static void broadcast(struct kwd *d, struct ev_buf *b, bool keep)
+{
+	if (keep)
+		server_broadcast(&d->srv, b);
+	else
+		server_broadcast_transient(&d->srv, b);
+	ev_buf_unref(b);
+}
+
+/* Encode and broadcast, and to the journal when its type goes there. */
 static void emit(struct kwd *d, json_object *ev, bool keep)
 {
-	json_object *type = NULL, *kept = NULL;
+	json_object *kept = json_object_get(ev);	/* the encoder takes ev */
 	struct ev_buf *b = NULL;
-	int i = -1, r;
+	int r;
 
-	/* Its type, for subscriptions; the journal's copy, when this type
-	 * goes there too. */
-	if (ev && json_object_object_get_ex(ev, "type", &type))
-		i = kw_journal_index(json_object_get_string(type));
-	if (i >= 0 && (d->set.journal & (1ULL << i)))
-		kept = json_object_get(ev);
 	r = kw_event_encode(&d->ectx, ev, 0, &b);
 	if (r < 0) {
 		json_object_put(kept);
 		log_warning_errno(r, "cannot encode an event: %m, dropping it");
 		return;
 	}
-	b->type_index = i;
-	if (kept) {
+	if (journaled(d, b->type_index)) {
 		r = kw_journal_send(&d->ectx, kept, b->seq);
 		if (r < 0 && !d->journal_failing)
 			log_warning_errno(r, "cannot send an event to the journal: %m");
 		d->journal_failing = r < 0;
-		json_object_put(kept);
 	}
-	if (keep)
-		server_broadcast(&d->srv, b);
-	else
-		server_broadcast_transient(&d->srv, b);
-	ev_buf_unref(b);
+	json_object_put(kept);
+	broadcast(d, b, keep);
 }
 
 void kwd_emit(struct kwd *d, json_object *ev)
@@ -72,11 +77,11 @@ void kwd_emit(struct kwd *d, json_object *ev)
 
 void kwd_emit_text(struct kwd *d, struct kw_evtext *t)
 {
-	int i = kw_journal_index(t->type), r;
 	struct ev_buf *b = NULL;
+	int r;
 
 	/* The journal wants the fields: the object path, as for any event. */
-	if (i >= 0 && (d->set.journal & (1ULL << i))) {
+	if (journaled(d, t->type_index)) {
 		json_object *ev = kw_evtext_object(t);
 
 		if (ev)
@@ -88,9 +93,7 @@ void kwd_emit_text(struct kwd *d, struct kw_evtext *t)
 		log_warning_errno(r, "cannot encode a %s event: %m, dropping it", t->type);
 		return;
 	}
-	b->type_index = i;
-	server_broadcast(&d->srv, b);
-	ev_buf_unref(b);
+	broadcast(d, b, true);
 }
 
 void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)

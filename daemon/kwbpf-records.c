@@ -48,12 +48,19 @@ static void sym(struct kwbpf *b, uint64_t addr, char *buf, size_t n)
 	snprintf(buf, n, "0x%" PRIx64, addr);
 }
 
+#define HEX_LEN 24
+
+static const char *hex(uint64_t v, char buf[HEX_LEN])
+{
+	snprintf(buf, HEX_LEN, "0x%" PRIx64, v);
+	return buf;
+}
+
 static void add_hex(json_object *ev, const char *key, uint64_t v)
 {
-	char buf[24];
+	char buf[HEX_LEN];
 
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	kw_event_add_str(ev, key, buf);
+	kw_event_add_str(ev, key, hex(v, buf));
 }
 
 /* A fixed-size string of a record, which the kernel may not terminate. */
@@ -160,7 +167,7 @@ static void fuzz_event(struct kwbpf *b, const struct kwb_fuzz *f)
 
 static void wprobe_event(struct kwbpf *b, const struct kwb_wprobe *w)
 {
-	char ip_sym[KW_SYM_MAX + 64], hex[24];
+	char ip_sym[KW_SYM_MAX + 64], buf[HEX_LEN];
 	const char *name = kwbpf_wprobe_name(b, w->cookie);
 	struct kw_evtext t;
 
@@ -168,8 +175,7 @@ static void wprobe_event(struct kwbpf *b, const struct kwb_wprobe *w)
 	if (name)
 		kw_evtext_str(&t, "wprobe", name);
 	sym(b, w->ip, ip_sym, sizeof(ip_sym));
-	snprintf(hex, sizeof(hex), "0x%" PRIx64, (uint64_t)w->ip);
-	kw_evtext_str(&t, "ip", hex);
+	kw_evtext_str(&t, "ip", hex(w->ip, buf));
 	kw_evtext_str(&t, "location", ip_sym);
 	text_hdr(&t, &w->h);
 	kwd_emit_text(b->d, &t);

@@ -18,7 +18,6 @@
 #include <systemd/sd-daemon.h>
 
 #include "log.h"
-#include "journal.h"
 #include "server.h"
 #include "util.h"
 
@@ -81,7 +80,6 @@ static void client_free(struct client *c)
 	client_destroy(c);
 }
 
-/* Write what the queue holds until EAGAIN; -errno if the peer is gone. */
 static void push_ack_arm(struct client *c);
 
 /* What the push target has read: the bytes still in the socket (SIOCOUTQ:
@@ -100,6 +98,7 @@ static void push_ack(struct client *c)
 	cq_ack(&c->q, r == 0 && unread > 0 ? (uint64_t)unread : 0);
 }
 
+/* Write what the queue holds until EAGAIN; -errno if the peer is gone. */
 static int client_write(struct client *c)
 {
 	struct iovec iov[CLIENT_IOV];
@@ -577,7 +576,6 @@ static void push_event(struct server *srv, const char *type, int err, const char
 	kw_event_add_u64(ev, "queued", srv->push ? srv->push->q.count : 0);
 	if (kw_event_encode(srv->ectx, ev, 0, &b) < 0)
 		return;
-	b->type_index = kw_journal_index(type);
 	server_broadcast(srv, b);
 	ev_buf_unref(b);
 }

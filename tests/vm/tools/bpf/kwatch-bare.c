@@ -87,18 +87,29 @@ static int read_line(const char *path, char *buf, size_t n)
 	return r;
 }
 
-static int listen_on(const char *path)
+/* A unix stream socket and the address of path, for bind or connect. */
+static int unix_socket(const char *path, struct sockaddr_un *sa)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
+	if (strlen(path) >= sizeof(sa->sun_path))
 		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	unlink(path);
+	memset(sa, 0, sizeof(*sa));
+	sa->sun_family = AF_UNIX;
+	strcpy(sa->sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+static int listen_on(const char *path)
+{
+	struct sockaddr_un sa;
+	int fd;
+
+	unlink(path);
+	fd = unix_socket(path, &sa);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, MAX_CLIENTS) < 0) {
 		int r = -errno;
 
@@ -348,15 +359,11 @@ static int synth(struct bare *b, char **argv)
 
 static int connect_to(const char *path)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	struct sockaddr_un sa;
+	int fd = unix_socket(path, &sa);
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		int r = -errno;
 
