@@ -15,8 +15,9 @@ KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c daemon/crash.c \
 	daemon/kwatchd.c
-KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c daemon/util.c
-KWCTL_HDRS := $(wildcard kwatchctl/*.h) daemon/util.h
+KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c \
+	kwatchctl/dwarfvars.c daemon/util.c daemon/stackvars.c
+KWCTL_HDRS := $(wildcard kwatchctl/*.h) daemon/util.h daemon/stackvars.h
 
 # The daemon carries the BPF programs: bpf/bpf.mk makes the skeleton.
 $(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
@@ -26,7 +27,8 @@ $(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch
 
 $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWCTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -Idaemon -o $@ $(KWCTL_SRCS) $(KWD_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Idaemon -o $@ $(KWCTL_SRCS) \
+		$(KWD_LIBS) $(LIBDW_LIBS)
 
 # --- host tests (cmocka, ASan/UBSan) -------------------------------------------
 
@@ -76,6 +78,24 @@ $(B)/unit/kwatchd/test_inforce: tests/unit/kwatchd/test_inforce.c $(KWD_CORE) da
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) daemon/inforce.c \
 		$(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchd/test_inforce
+
+# kwatchctl resolve: libdw on a fixture built at -O2 with and without frame
+# pointers, against the layout it measures when run.
+COMMA := ,
+KWC_FIXTURES := $(B)/unit/kwatchctl/frames-O2 $(B)/unit/kwatchctl/frames-O2-fp
+$(B)/unit/kwatchctl/frames-O2: tests/unit/kwatchctl/frames.c
+	@mkdir -p $(@D)
+	$(CC) -g -O2 -fomit-frame-pointer $(WARN) -o $@ $<
+$(B)/unit/kwatchctl/frames-O2-fp: tests/unit/kwatchctl/frames.c
+	@mkdir -p $(@D)
+	$(CC) -g -O2 -fno-omit-frame-pointer $(WARN) -o $@ $<
+$(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c daemon/stackvars.c \
+		daemon/util.c kwatchctl/dwarfvars.c $(KWCTL_HDRS) $(KWC_FIXTURES)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Idaemon -Ikwatchctl \
+		-DKW_FIXTURES='$(patsubst %,"$(CURDIR)/%"$(COMMA),$(KWC_FIXTURES))' -o $@ $< \
+		daemon/stackvars.c daemon/util.c kwatchctl/dwarfvars.c $(KWD_LIBS) $(LIBDW_LIBS) -lcmocka
+UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars
 
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
 KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg

@@ -7,6 +7,8 @@
  *   kwatchctl [-s SOCKET] reload
  *   kwatchctl [-s SOCKET] bench N [RATE]
  *   kwatchctl summary [FILE]
+ *   kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-v] FUNCTION [VARIABLE]
+ *   kwatchctl stackvars ELF... >INDEX
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -368,7 +370,11 @@ static void usage(void)
 	       "  reload [-r]   re-read the configuration directory (-r: print the reply record)\n"
 	       "  bench [-r] N [RATE]  ask the daemon for N synthetic 'bench' events (RATE per second)\n"
 	       "  summary [FILE]  read a saved stream (default stdin) to its end: events by type,\n"
-	       "         seq ranges and gaps no lost record covers, lost records, catches, crashes\n");
+	       "         seq ranges and gaps no lost record covers, lost records, catches, crashes\n"
+	       "  resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-v] FUNCTION [VARIABLE]\n"
+	       "         the /proc/kstackwatch line that watches VARIABLE of FUNCTION (its\n"
+	       "         stack canary without one): names from DWARF, no offsets\n"
+	       "  stackvars ELF... >INDEX  the index of stack variables that resolve reads\n");
 }
 
 int main(int argc, char **argv)
@@ -393,6 +399,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	cmd = argv[optind];
+	if (strcmp(cmd, "resolve") == 0)
+		return kwc_resolve(argc - optind, argv + optind);
+	if (strcmp(cmd, "stackvars") == 0)
+		return kwc_stackvars(argc - optind, argv + optind);
 	optind++;
 	while ((opt = getopt(argc, argv, "brt:T:n:w:i:Sf:")) != -1) {
 		switch (opt) {

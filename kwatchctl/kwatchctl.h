@@ -23,4 +23,17 @@ void kwc_schema_check(json_object *o);
  * catches and crashes.  Returns 0, or -errno on a read error. */
 int kwc_summary(FILE *in, FILE *out);
 
+struct kw_stackvars;
+
+/* kwatchctl resolve and kwatchctl stackvars (kwatchctl-resolve.c), with
+ * argv[0] the command. */
+int kwc_resolve(int argc, char **argv);
+int kwc_stackvars(int argc, char **argv);
+/* /lib/modules/RELEASE/kwatch/stackvars, for the running kernel. */
+void kwc_default_index(char *buf, size_t n);
+
+/* Add the stack variables of ELF file @path's functions, from its DWARF
+ * (dwarfvars.c).  0, or -errno with a sentence in @err. */
+int kwc_dwarf_stackvars(const char *path, struct kw_stackvars *sv, char *err, size_t errlen);
+
 #endif

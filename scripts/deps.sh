@@ -18,6 +18,8 @@ PACKAGES=(
 	# BPF and the daemon
 	clang llvm libclang-rt-14-dev libbpf-dev bpftool zlib1g-dev libsystemd-dev
 	libinih-dev libjson-c-dev pkg-config
+	# kwatchctl resolve: stack variables by name from DWARF
+	libdw-dev
 	# host tests (systemd-analyze verify of the unit wants its ExecReload's
 	# /bin/kill, from procps)
 	libcmocka-dev systemd procps

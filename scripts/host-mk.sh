@@ -37,6 +37,8 @@ tmp=$out.tmp.$$
 	pkg_config KWD_PKG_CFLAGS --cflags libsystemd inih json-c
 	pkg_config KWD_PKG_LIBS --libs libsystemd inih json-c
 	pkg_config LIBBPF_LIBS --libs libbpf
+	pkg_config LIBDW_CFLAGS --cflags libdw
+	pkg_config LIBDW_LIBS --libs libdw
 } >"$tmp" || { rm -f "$tmp"; exit 1; }
 if cmp -s "$tmp" "$out"; then
 	rm -f "$tmp"

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The stack variables of every function of an ELF file (vmlinux, a
+ * module's .ko, any object), read from its DWARF with libdw: the table of
+ * daemon/stackvars.h.
+ *
+ * A function's variables are the DW_TAG_variable and DW_TAG_formal_parameter
+ * DIEs of its concrete (out-of-line) instance and of its lexical blocks;
+ * those of functions inlined into it are left out.  A location counts as
+ * on the stack when it is DW_OP_fbreg N and the function's frame base is
+ * DW_OP_call_frame_cfa (what gcc and clang emit for x86-64): N is then the
+ * offset from the CFA.  A location list is looked at whole: one stack slot
+ * throughout, one stack slot at some points and registers at others, or
+ * registers only.  Struct members and array elements get entries of their
+ * own, so that s.len and buf[2] can be named.
+ *
+ * The function is named by the ELF symbol at its entry, as kallsyms names
+ * it (gcc's clones: foo.constprop.0), falling back to the DWARF name.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kwatchctl.h"
+#include "stackvars.h"
+
+#define MEMBER_DEPTH	4	/* s.a.b.c.d: no deeper */
+#define ENTRIES_PER_VAR	256	/* a huge struct on the stack gets no more */
+
+struct walk {
+	struct kw_stackvars *sv;
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	const char *func;
+	unsigned int entries;	/* of the variable being expanded */
+	int err;
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static void add(struct walk *wk, const char *path, enum kw_svar_loc loc, long off,
+		unsigned long size, unsigned long count)
+{
+	int r;
+
+	if (wk->err || wk->entries >= ENTRIES_PER_VAR)
+		return;
+	wk->entries++;
+	r = kw_stackvars_add(wk->sv, wk->func, path, loc, off, size, count);
+	if (r < 0 && r != -ENAMETOOLONG)
+		wk->err = r;
+}
+
+static bool type_of(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die t;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, &t) &&
+	       dwarf_peel_type(&t, type) == 0;
+}
+
+static bool size_of(Dwarf_Die *type, unsigned long *size)
+{
+	Dwarf_Word w;
+
+	if (dwarf_aggregate_size(type, &w) != 0 || w == 0)
+		return false;
+	*size = w;
+	return true;
+}
+
+static void expand(struct walk *wk, const char *path, long off, Dwarf_Die *type, int depth);
+
+/* A struct's or union's members, as PATH.MEMBER; anonymous ones flattened. */
+static void expand_members(struct walk *wk, const char *path, long off, Dwarf_Die *type,
+			   int depth)
+{
+	char sub[KW_SVAR_PATH_MAX + 1];
+	Dwarf_Die m, mt;
+	Dwarf_Attribute a;
+	Dwarf_Word moff;
+	unsigned long size;
+	const char *name;
+
+	if (dwarf_child(type, &m) != 0)
+		return;
+	do {
+		if (dwarf_tag(&m) != DW_TAG_member || dwarf_hasattr(&m, DW_AT_bit_size) ||
+		    dwarf_hasattr(&m, DW_AT_data_bit_offset) || !type_of(&m, &mt))
+			continue;
+		moff = 0;
+		if (dwarf_attr(&m, DW_AT_data_member_location, &a) &&
+		    dwarf_formudata(&a, &moff) != 0)
+			continue;	/* a location expression: not a constant offset */
+		name = dwarf_diename(&m);
+		if (!name) {
+			expand(wk, path, off + (long)moff, &mt, depth);
+			continue;
+		}
+		if ((size_t)snprintf(sub, sizeof(sub), "%s.%s", path, name) >= sizeof(sub) ||
+		    !size_of(&mt, &size))
+			continue;
+		add(wk, sub, KW_SVAR_STACK, off + (long)moff, size, 0);
+		expand(wk, sub, off + (long)moff, &mt, depth + 1);
+	} while (dwarf_siblingof(&m, &m) == 0);
+}
+
+/* A one-dimensional array's elements, as PATH[] (element 0, size, count). */
+static void expand_array(struct walk *wk, const char *path, long off, Dwarf_Die *type,
+			 int depth)
+{
+	char sub[KW_SVAR_PATH_MAX + 1];
+	Dwarf_Word count = 0, upper;
+	Dwarf_Attribute a;
+	Dwarf_Die r, et;
+	unsigned long esize;
+	int dims = 0;
+
+	if (dwarf_child(type, &r) != 0)
+		return;
+	do {
+		if (dwarf_tag(&r) != DW_TAG_subrange_type)
+			continue;
+		if (++dims > 1)
+			return;		/* a[2][3]: not named by element */
+		if (dwarf_attr(&r, DW_AT_count, &a) && dwarf_formudata(&a, &count) == 0)
+			continue;
+		if (dwarf_attr(&r, DW_AT_upper_bound, &a) && dwarf_formudata(&a, &upper) == 0)
+			count = upper + 1;
+	} while (dwarf_siblingof(&r, &r) == 0);
+	if (!count || !type_of(type, &et) || !size_of(&et, &esize) ||
+	    (size_t)snprintf(sub, sizeof(sub), "%s[]", path) >= sizeof(sub))
+		return;
+	add(wk, sub, KW_SVAR_STACK, off, esize, count);
+	expand(wk, sub, off, &et, depth + 1);
+}
+
+static void expand(struct walk *wk, const char *path, long off, Dwarf_Die *type, int depth)
+{
+	if (depth >= MEMBER_DEPTH)
+		return;
+	switch (dwarf_tag(type)) {
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+		expand_members(wk, path, off, type, depth);
+		break;
+	case DW_TAG_array_type:
+		expand_array(wk, path, off, type, depth);
+		break;
+	}
+}
+
+/* Where a variable lives, over its whole location list; -1 for a static
+ * one (DW_OP_addr: not in the frame). */
+static int locate(Dwarf_Die *var, long *off)
+{
+	unsigned int mem = 0, other = 0;
+	Dwarf_Addr base, start, end;
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t nops;
+	ptrdiff_t pos = 0;
+	bool multi = false;
+
+	if (!dwarf_attr(var, DW_AT_location, &a))
+		return KW_SVAR_NONE;
+	while ((pos = dwarf_getlocations(&a, pos, &base, &start, &end, &ops, &nops)) > 0) {
+		if (nops && ops[0].atom == DW_OP_addr)
+			return -1;
+		if (nops == 1 && ops[0].atom == DW_OP_fbreg) {
+			long o = (long)(int64_t)ops[0].number;
+
+			multi |= mem && o != *off;
+			*off = o;
+			mem++;
+		} else if (nops) {
+			other++;
+		}
+	}
+	if (multi)
+		return KW_SVAR_MULTI;
+	if (mem)
+		return other ? KW_SVAR_PART : KW_SVAR_STACK;
+	return other ? KW_SVAR_REG : KW_SVAR_NONE;
+}
+
+static void add_var(struct walk *wk, Dwarf_Die *var)
+{
+	const char *name = dwarf_diename(var);
+	int loc;
+	unsigned long size;
+	Dwarf_Die type;
+	long off = 0;
+
+	if (!name || !type_of(var, &type) || !size_of(&type, &size))
+		return;
+	loc = locate(var, &off);
+	if (loc < 0)
+		return;
+	wk->entries = 0;
+	add(wk, name, loc, off, size, 0);
+	if (loc == KW_SVAR_STACK || loc == KW_SVAR_PART)
+		expand(wk, name, off, &type, 0);
+}
+
+/* A function's variables, and those of its lexical blocks. */
+static void add_scope(struct walk *wk, Dwarf_Die *scope)
+{
+	Dwarf_Die c;
+
+	if (dwarf_child(scope, &c) != 0)
+		return;
+	do {
+		switch (dwarf_tag(&c)) {
+		case DW_TAG_variable:
+		case DW_TAG_formal_parameter:
+			add_var(wk, &c);
+			break;
+		case DW_TAG_lexical_block:
+			add_scope(wk, &c);
+			break;
+		}
+	} while (!wk->err && dwarf_siblingof(&c, &c) == 0);
+}
+
+static bool frame_base_is_cfa(Dwarf_Die *fn)
+{
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	return dwarf_attr_integrate(fn, DW_AT_frame_base, &a) &&
+	       dwarf_getlocation(&a, &ops, &nops) == 0 && nops == 1 &&
+	       ops[0].atom == DW_OP_call_frame_cfa;
+}
+
+static void add_function(struct walk *wk, Dwarf_Die *fn)
+{
+	const char *sym, *name = dwarf_diename(fn);
+	GElf_Off symoff = 1;
+	Dwarf_Addr entry;
+	GElf_Sym s;
+
+	if (!name || dwarf_entrypc(fn, &entry) != 0 || !frame_base_is_cfa(fn))
+		return;
+	sym = dwfl_module_addrinfo(wk->mod, entry + wk->bias, &symoff, &s, NULL, NULL, NULL);
+	wk->func = sym && symoff == 0 ? sym : name;
+	add_scope(wk, fn);
+}
+
+int kwc_dwarf_stackvars(const char *path, struct kw_stackvars *sv, char *err, size_t errlen)
+{
+	struct walk wk = { .sv = sv };
+	Dwarf_Die *cu = NULL, c;
+	Dwfl *dwfl;
+	int r = 0;
+
+	dwfl = dwfl_begin(&offline_callbacks);
+	if (!dwfl)
+		return snprintf(err, errlen, "libdw: %s", dwfl_errmsg(-1)), -ENOMEM;
+	dwfl_report_begin(dwfl);
+	wk.mod = dwfl_report_offline(dwfl, path, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!wk.mod) {
+		snprintf(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
+		r = -ENOENT;
+		goto out;
+	}
+	if (!dwfl_module_getdwarf(wk.mod, &wk.bias)) {
+		snprintf(err, errlen, "%s: no DWARF debug information (%s)", path, dwfl_errmsg(-1));
+		r = -ENODATA;
+		goto out;
+	}
+	while (!wk.err && (cu = dwfl_module_nextcu(wk.mod, cu, &wk.bias))) {
+		if (dwarf_child(cu, &c) != 0)
+			continue;
+		do {
+			if (dwarf_tag(&c) == DW_TAG_subprogram)
+				add_function(&wk, &c);
+		} while (!wk.err && dwarf_siblingof(&c, &c) == 0);
+	}
+	r = wk.err;
+	if (r < 0)
+		snprintf(err, errlen, "%s: %s", path, strerror(-r));
+out:
+	dwfl_end(dwfl);
+	return r;
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kwatchctl resolve: FUNCTION and VARIABLE into the /proc/kstackwatch line
+ * that watches it, with no offset to find by hand; kwatchctl stackvars:
+ * the index file the guest resolves from (stackvars.h).
+ *
+ *   kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-v] FUNCTION [VARIABLE]
+ *   kwatchctl stackvars ELF... >INDEX
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "kwatchctl.h"
+#include "stackvars.h"
+#include "util.h"
+
+#define MAX_ELF 64
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Read each ELF file's DWARF into @sv, sorted. */
+static int from_elf(struct kw_stackvars *sv, char **elf, int n)
+{
+	char err[512];
+	int i, r;
+
+	for (i = 0; i < n; i++) {
+		r = kwc_dwarf_stackvars(elf[i], sv, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "kwatchctl: %s\n", err);
+			return r;
+		}
+	}
+	kw_stackvars_sort(sv);
+	return 0;
+}
+
+void kwc_default_index(char *buf, size_t n)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	snprintf(buf, n, "/lib/modules/%s/kwatch/stackvars", u.release);
+}
+
+static void resolve_usage(void)
+{
+	fprintf(stderr,
+		"usage: kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-v] FUNCTION [VARIABLE]\n"
+		"  VARIABLE: NAME, then .MEMBER and [INDEX] steps (buf[2], req.len); none or\n"
+		"  'canary' for the stack canary.  From the DWARF of each ELF (vmlinux, a .ko),\n"
+		"  else from INDEX (default /lib/modules/RELEASE/kwatch/stackvars).  -v: the\n"
+		"  variable's place and the time taken, on stderr\n");
+}
+
+int kwc_resolve(int argc, char **argv)
+{
+	char *elf[MAX_ELF], index[256] = "", err[512], line[640];
+	struct kw_stackvars sv = {};
+	struct kw_svar_watch w;
+	unsigned int depth = 0;
+	double t0, t1, t2;
+	bool verbose = false;
+	int opt, nelf = 0, r;
+	char *end;
+
+	optind = 0;	/* glibc: start a new scan (with permutation) */
+	while ((opt = getopt(argc, argv, "e:x:d:vh")) != -1) {
+		switch (opt) {
+		case 'e':
+			if (nelf == MAX_ELF) {
+				fprintf(stderr, "kwatchctl: at most %d ELF files\n", MAX_ELF);
+				return 2;
+			}
+			elf[nelf++] = optarg;
+			break;
+		case 'x':
+			snprintf(index, sizeof(index), "%s", optarg);
+			break;
+		case 'd':
+			errno = 0;
+			depth = strtoul(optarg, &end, 0);
+			if (errno || *end || !*optarg || depth > 65535) {
+				fprintf(stderr, "kwatchctl: -d: want a depth 0..65535, got '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		default:
+			resolve_usage();
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (optind >= argc || argc - optind > 2) {
+		resolve_usage();
+		return 2;
+	}
+
+	t0 = now();
+	if (nelf) {
+		r = from_elf(&sv, elf, nelf);
+	} else {
+		if (!index[0])
+			kwc_default_index(index, sizeof(index));
+		r = kw_stackvars_load(&sv, index, err, sizeof(err));
+		if (r < 0)
+			fprintf(stderr, "kwatchctl: %s%s\n", err,
+				r == -ENOENT ? " (give the kernel's vmlinux or a .ko with -e)" : "");
+	}
+	if (r < 0) {
+		kw_stackvars_free(&sv);
+		return 1;
+	}
+	t1 = now();
+	r = kw_stackvars_resolve(&sv, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL,
+				 &w, err, sizeof(err));
+	t2 = now();
+	if (r == 0)
+		r = kw_svar_line(&w, depth, line, sizeof(line));
+	if (r < 0) {
+		fprintf(stderr, "kwatchctl: resolve: %s\n", err);
+	} else {
+		puts(line);
+		if (w.partly)
+			fprintf(stderr, "kwatchctl: note: '%s' is in registers at some points of %s; "
+				"stores made while it is there are not seen\n",
+				argv[optind + 1], w.func);
+		if (verbose && w.canary)
+			fprintf(stderr, "kwatchctl: the stack canary of %s\n", w.func);
+		else if (verbose)
+			fprintf(stderr, "kwatchctl: %s of %s: %u bytes at CFA%ld\n",
+				argv[optind + 1], w.func, w.len, w.cfa_off);
+		if (verbose)
+			fprintf(stderr, "kwatchctl: %zu entries read in %.3f ms, resolved in %.3f ms\n",
+				sv.n, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+	}
+	kw_stackvars_free(&sv);
+	return r < 0 ? 1 : 0;
+}
+
+int kwc_stackvars(int argc, char **argv)
+{
+	struct kw_stackvars sv = {};
+	int r;
+
+	if (argc < 2 || argc - 1 > MAX_ELF || argv[1][0] == '-') {
+		fprintf(stderr, "usage: kwatchctl stackvars ELF... >INDEX\n"
+			"  the stack variables of each ELF file's functions, from its DWARF,\n"
+			"  as the index 'kwatchctl resolve' and kwatchd read\n");
+		return 2;
+	}
+	r = from_elf(&sv, argv + 1, argc - 1);
+	if (r == 0) {
+		r = kw_stackvars_write(&sv, stdout);
+		if (r < 0)
+			fprintf(stderr, "kwatchctl: stackvars: writing the index: %s\n", strerror(-r));
+	}
+	kw_stackvars_free(&sv);
+	return r < 0 ? 1 : 0;
+}

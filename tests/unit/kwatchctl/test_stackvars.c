@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stack variables by name: the resolver on DWARF that the compiler wrote
+ * (frames.c, built at -O2 with and without frame pointers), checked
+ * against where the compiler put each variable at run time; the index
+ * file's round trip and its malformed forms; each refusal.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "kwatchctl.h"
+#include "stackvars.h"
+
+static const char *const fixtures[] = { KW_FIXTURES };
+
+static void load(const char *elf, struct kw_stackvars *sv)
+{
+	char err[512] = "";
+	int r;
+
+	memset(sv, 0, sizeof(*sv));
+	r = kwc_dwarf_stackvars(elf, sv, err, sizeof(err));
+	if (r < 0)
+		fail_msg("%s: %s", elf, err);
+	kw_stackvars_sort(sv);
+}
+
+static int resolve(const struct kw_stackvars *sv, const char *func, const char *var,
+		   struct kw_svar_watch *w)
+{
+	char why[512] = "";
+	int r = kw_stackvars_resolve(sv, func, var, w, why, sizeof(why));
+
+	if (r < 0) {
+		print_message("  %s %s: %s\n", func, var, why);
+		assert_true(why[0]);		/* every refusal says why */
+	}
+	return r;
+}
+
+/* Every variable the fixture measured resolves to where it was. */
+static void resolved_as_measured(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		struct kw_stackvars sv;
+		char cmd[512], func[64], var[64];
+		long off;
+		size_t size;
+		int n = 0;
+		FILE *p;
+
+		load(fixtures[i], &sv);
+		snprintf(cmd, sizeof(cmd), "%s", fixtures[i]);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		while (fscanf(p, "%63s %63s %ld %zu", func, var, &off, &size) == 4) {
+			struct kw_svar_watch w;
+
+			print_message("  %s: %s %s at CFA%ld, %zu bytes\n", fixtures[i], func, var,
+				      off, size);
+			assert_int_equal(resolve(&sv, func, var, &w), 0);
+			assert_false(w.canary);
+			assert_int_equal(w.cfa_off, off);
+			assert_int_equal(w.len, size);
+			n++;
+		}
+		assert_int_equal(pclose(p), 0);
+		assert_int_equal(n, 9);
+		kw_stackvars_free(&sv);
+	}
+}
+
+/* What cannot be watched is refused, with the reason. */
+static void refusals(void **state)
+{
+	struct kw_stackvars sv;
+	struct kw_svar_watch w;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		load(fixtures[i], &sv);
+		/* Register-only at -O2: a loop counter, an accumulator. */
+		assert_int_equal(resolve(&sv, "f_struct", "i", &w), -EADDRNOTAVAIL);
+		assert_int_equal(resolve(&sv, "f_struct", "acc", &w), -EADDRNOTAVAIL);
+		/* More than 8 bytes, or not a power of two. */
+		assert_int_equal(resolve(&sv, "f_array", "buf", &w), -E2BIG);
+		assert_int_equal(resolve(&sv, "f_struct", "r", &w), -E2BIG);
+		assert_int_equal(resolve(&sv, "f_struct", "r.tag", &w), -E2BIG);
+		/* No such thing. */
+		assert_int_equal(resolve(&sv, "f_array", "nope", &w), -ENOENT);
+		assert_int_equal(resolve(&sv, "f_struct", "r.nope", &w), -ENOENT);
+		assert_int_equal(resolve(&sv, "no_such_function", "buf", &w), -ENOENT);
+		/* Out of bounds, not an array, malformed. */
+		assert_int_equal(resolve(&sv, "f_array", "buf[4]", &w), -EINVAL);
+		assert_int_equal(resolve(&sv, "f_struct", "r.len[0]", &w), -EINVAL);
+		assert_int_equal(resolve(&sv, "f_array", "buf[", &w), -EINVAL);
+		assert_int_equal(resolve(&sv, "f_array", "buf[x]", &w), -EINVAL);
+		assert_int_equal(resolve(&sv, "f_array", "buf[1]x", &w), -EINVAL);
+		assert_int_equal(resolve(&sv, "f_array", "buf..x", &w), -EINVAL);
+		assert_int_equal(resolve(&sv, "f_array", "1buf", &w), -EINVAL);
+		assert_int_equal(resolve(&sv, "bad name", "buf", &w), -EINVAL);
+		/* The canary needs no variable (the kernel finds it). */
+		assert_int_equal(resolve(&sv, "f_array", NULL, &w), 0);
+		assert_true(w.canary);
+		assert_int_equal(resolve(&sv, "f_array", "canary", &w), 0);
+		assert_true(w.canary);
+		kw_stackvars_free(&sv);
+	}
+}
+
+/* The index holds what the DWARF said: the same answers from both. */
+static void index_round_trip(void **state)
+{
+	static const char *const names[][2] = {
+		{ "f_array", "buf[2]" }, { "f_struct", "r.s" }, { "f_nested", "p[1].y" },
+		{ "f_nested", "flags" }, { "f_struct", "i" }, { "f_array", "buf" },
+	};
+	struct kw_stackvars sv, idx = {};
+	char *text = NULL, err[256];
+	size_t len = 0, i;
+	FILE *f;
+
+	(void)state;
+	load(fixtures[0], &sv);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(kw_stackvars_write(&sv, f), 0);
+	fclose(f);
+	assert_int_equal(kw_stackvars_parse(&idx, text, err, sizeof(err)), 0);
+	assert_int_equal(idx.n, sv.n);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct kw_svar_watch a, b;
+		int ra = resolve(&sv, names[i][0], names[i][1], &a);
+
+		assert_int_equal(resolve(&idx, names[i][0], names[i][1], &b), ra);
+		assert_memory_equal(&a, &b, sizeof(a));
+	}
+	kw_stackvars_free(&idx);
+	kw_stackvars_free(&sv);
+}
+
+static void malformed_index(void **state)
+{
+	static const char *const bad[] = {
+		"",					/* no header */
+		"# kwatch stackvars 2\n",		/* another version */
+		KW_SVAR_HEADER "\nf buf cfa-8 8",	/* no newline at the end */
+		KW_SVAR_HEADER "\nf buf cfa-8\n",	/* too few fields */
+		KW_SVAR_HEADER "\nf buf cfa-8 8 2\n",	/* a count, not an element */
+		KW_SVAR_HEADER "\nf buf[] cfa-8 8\n",	/* an element without one */
+		KW_SVAR_HEADER "\nf buf cfa8 8\n",	/* not below the CFA */
+		KW_SVAR_HEADER "\nf buf cfa-0 8\n",
+		KW_SVAR_HEADER "\nf buf cfa- 8\n",
+		KW_SVAR_HEADER "\nf buf stack 8\n",	/* an unknown location */
+		KW_SVAR_HEADER "\nf buf cfa-8 0\n",	/* no size */
+		KW_SVAR_HEADER "\nf buf cfa-8 -8\n",
+		KW_SVAR_HEADER "\nf b/uf cfa-8 8\n",	/* not a name */
+		KW_SVAR_HEADER "\nf  buf cfa-8 8\n",	/* two spaces */
+		KW_SVAR_HEADER "\nf buf cfa-8 8 3 4\n",	/* too many fields */
+	};
+	struct kw_stackvars sv = {};
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(kw_stackvars_parse(&sv, strdup(bad[i]), err, sizeof(err)),
+				 -EINVAL);
+		print_message("  '%s': %s\n", bad[i], err);
+		assert_true(err[0]);
+	}
+	kw_stackvars_free(&sv);
+	/* Comments and blank lines are fine; lines after them are numbered. */
+	assert_int_equal(kw_stackvars_parse(&sv, strdup(KW_SVAR_HEADER "\n# x\n\nf a part-16 4\n"),
+					    err, sizeof(err)), 0);
+	assert_int_equal(sv.n, 1);
+	kw_stackvars_free(&sv);
+}
+
+/* Functions of one name (static ones in several files) must agree. */
+static void same_name_functions(void **state)
+{
+	struct kw_stackvars sv = {};
+	struct kw_svar_watch w;
+
+	(void)state;
+	assert_int_equal(kw_stackvars_add(&sv, "f", "a", KW_SVAR_STACK, -16, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "f", "a", KW_SVAR_STACK, -16, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "f", "b", KW_SVAR_STACK, -24, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "f", "b", KW_SVAR_STACK, -32, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "g", "p", KW_SVAR_PART, -8, 4, 0), 0);
+	kw_stackvars_sort(&sv);
+	assert_int_equal(resolve(&sv, "f", "a", &w), 0);
+	assert_int_equal(w.cfa_off, -16);
+	assert_int_equal(resolve(&sv, "f", "b", &w), -ENOTUNIQ);
+	assert_int_equal(resolve(&sv, "g", "p", &w), 0);
+	assert_true(w.partly);
+	kw_stackvars_free(&sv);
+}
+
+static void kernel_line(void **state)
+{
+	struct kw_svar_watch w = { .func = "victim", .cfa_off = -48, .len = 8 };
+	char buf[128];
+
+	(void)state;
+	assert_true(kw_svar_line(&w, 0, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "fn=victim co=-48 wl=8");
+	assert_true(kw_svar_line(&w, 3, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "fn=victim dp=3 co=-48 wl=8");
+	w.canary = true;
+	assert_true(kw_svar_line(&w, 0, buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "fn=victim");
+	assert_true(kw_svar_line(&w, 0, buf, 5) < 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(resolved_as_measured),
+		cmocka_unit_test(refusals),
+		cmocka_unit_test(index_round_trip),
+		cmocka_unit_test(malformed_index),
+		cmocka_unit_test(same_name_functions),
+		cmocka_unit_test(kernel_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
