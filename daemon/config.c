@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -270,6 +271,8 @@ static int settings_handler(void *user, const char *section, const char *key, co
 
 		if (strcmp(key, "kstackwatch") == 0)
 			dst = s->kstackwatch;
+		else if (strcmp(key, "stackvars") == 0)
+			dst = s->stackvars;
 		else if (strcmp(key, "tracefs") == 0)
 			dst = s->tracefs;
 		else if (strcmp(key, "kfuzztest") == 0)
@@ -380,6 +383,15 @@ static int parse_local(struct kw_watch *w, const char *v)
 	return 0;
 }
 
+/* NAME, then .MEMBER and [INDEX] steps; the resolver checks the rest. */
+static bool var_name_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n && n <= KW_VAR_MAX && (isalpha((unsigned char)v[0]) || v[0] == '_') &&
+	       strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]x") == n;
+}
+
 static int watch_key(struct parse_state *ps, struct kw_watch *w, const char *key, const char *v)
 {
 	unsigned long ul;
@@ -389,9 +401,19 @@ static int watch_key(struct parse_state *ps, struct kw_watch *w, const char *key
 			return bad(ps, "function: not a symbol name: '%s'", v);
 		strcpy(w->function, v);
 	} else if (strcmp(key, "ip_offset") == 0) {
-		if (parse_ulong(v, 1 << 20, &ul) < 0)
-			return bad(ps, "ip_offset: want a number, got '%s'", v);
+		if (parse_ulong(v, 0xffff, &ul) < 0)
+			return bad(ps, "ip_offset: want a number 0..65535, got '%s'", v);
 		w->ip_offset = ul;
+		w->has_ip_offset = true;
+	} else if (strcmp(key, "variable") == 0) {
+		if (strcmp(v, "canary") == 0) {
+			w->variable[0] = '\0';
+		} else if (!var_name_ok(v)) {
+			return bad(ps, "variable: want 'canary' or a local variable's name "
+				   "(NAME, then .MEMBER and [INDEX] steps), got '%s'", v);
+		} else {
+			strcpy(w->variable, v);
+		}
 	} else if (strcmp(key, "depth") == 0) {
 		if (parse_uint(v, 64, &w->depth) < 0)
 			return bad(ps, "depth: want 0..64, got '%s'", v);
@@ -609,6 +631,11 @@ static int validate(struct parse_state *ps, struct kw_file *f)
 	case KW_WATCH:
 		if (!f->watch.function[0])
 			return bad(ps, "[watch] needs function="), -EINVAL;
+		if (f->watch.variable[0] && !f->watch.canary)
+			return bad(ps, "[watch] takes variable= or local=, not both"), -EINVAL;
+		if (f->watch.variable[0] && f->watch.has_ip_offset)
+			return bad(ps, "variable= is watched from the probe point the kernel picks: "
+				   "leave ip_offset= out, or give local=OFFSET:LEN with it"), -EINVAL;
 		break;
 	case KW_WPROBE:
 		if (!f->wprobe.name[0]) {

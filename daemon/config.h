@@ -31,13 +31,21 @@ enum kw_kind {
 extern const char *const kw_kind_dir[_KW_KIND_MAX];	/* "watch.d", ... */
 extern const char *const kw_kind_name[_KW_KIND_MAX];	/* "watch", ... */
 
+/* A variable's name in watch.d: NAME, then .MEMBER and [INDEX] steps. */
+#define KW_VAR_MAX 255
+
 struct kw_watch {
 	char function[KW_SYM_MAX + 1];
 	unsigned long ip_offset;
+	bool has_ip_offset;		/* else the kernel picks the probe point */
 	unsigned int depth;		/* 0: not given */
 	bool canary;			/* watch the canary (no local var) */
 	unsigned long local_offset;
 	unsigned int local_len;
+	char variable[KW_VAR_MAX + 1];	/* by name: resolved when armed */
+	/* variable= resolved (stackvars.h): its offset from the CFA */
+	bool resolved;
+	long cfa_off;
 	bool enabled;
 };
 
@@ -100,6 +108,7 @@ struct kw_settings {
 	unsigned int quiet_ms;
 	uint64_t journal;	/* event types journaled (kw_journal_types bits) */
 	char kstackwatch[PATH_MAX];
+	char stackvars[PATH_MAX];	/* the index variable= resolves in; "": the kernel's */
 	char tracefs[PATH_MAX];
 	char instance[KW_NAME_MAX + 1];
 	char kfuzztest[PATH_MAX];

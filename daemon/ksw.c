@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,10 +39,14 @@ static int ksw_io(const char *path, const char *buf, size_t len, char **ret)
 
 bool ksw_readback_ok(const char *back, const char *line)
 {
-	size_t n = strcspn(back, "\n");
+	size_t n = strcspn(back, "\n"), l = strlen(line);
 
 	/* Empty: a file that does not show its config is not checked. */
-	return n == 0 || (n == strlen(line) && strncmp(back, line, n) == 0);
+	if (n == 0)
+		return true;
+	if (n < l || strncmp(back, line, l) != 0)
+		return false;
+	return n == l || strncmp(back + l, " # ", 3) == 0;
 }
 
 bool ksw_present(const char *path)
@@ -75,14 +81,94 @@ int ksw_disarm(const char *path)
 	return ksw_io(path, "\n", 1, NULL);
 }
 
-/* The kernel's words for a watch: FUNCTION+0xOFF[+DEPTH][ OFF:LEN]. */
+/* The kernel's words for a watch: FUNCTION+0xOFF[+DEPTH][ OFF:LEN] with
+ * an ip_offset; else fn=FUNCTION[ dp=DEPTH][ so=OFF wl=LEN | co=OFF wl=LEN]. */
 int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
 {
 	char depth[16] = "", local[48] = "";
 
+	if (w->has_ip_offset) {
+		if (w->depth)
+			snprintf(depth, sizeof(depth), "+%u", w->depth);
+		if (!w->canary)
+			snprintf(local, sizeof(local), " %lu:%u", w->local_offset, w->local_len);
+		return kw_fit(snprintf(buf, n, "%s+0x%lx%s%s", w->function, w->ip_offset, depth,
+				       local), n);
+	}
+	if (w->variable[0] && !w->resolved)
+		return -EINVAL;
 	if (w->depth)
-		snprintf(depth, sizeof(depth), "+%u", w->depth);
-	if (!w->canary)
-		snprintf(local, sizeof(local), " %lu:%u", w->local_offset, w->local_len);
-	return kw_fit(snprintf(buf, n, "%s+0x%lx%s%s", w->function, w->ip_offset, depth, local), n);
+		snprintf(depth, sizeof(depth), " dp=%u", w->depth);
+	if (w->variable[0])
+		snprintf(local, sizeof(local), " co=%ld wl=%u", w->cfa_off, w->local_len);
+	else if (!w->canary)
+		snprintf(local, sizeof(local), " so=%lu wl=%u", w->local_offset, w->local_len);
+	return kw_fit(snprintf(buf, n, "fn=%s%s%s", w->function, depth, local), n);
+}
+
+void ksw_default_index(char *buf, size_t n)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	snprintf(buf, n, "/lib/modules/%s/kwatch/stackvars", u.release);
+}
+
+void ksw_vars_free(struct ksw_vars *vars)
+{
+	kw_stackvars_free(&vars->sv);
+	memset(&vars->st, 0, sizeof(vars->st));
+}
+
+/* (Re)read the index if it is not the file read last. */
+static int vars_load(struct ksw_vars *vars, const char *path, char *why, size_t n)
+{
+	struct stat st;
+	int r;
+
+	if (lstat(path, &st) < 0) {
+		r = neg_errno();
+		ksw_vars_free(vars);
+		snprintf(why, n, "no stack variable index for this kernel: %s: %s "
+			 "(make it with 'kwatchctl stackvars vmlinux' from the kernel's build)",
+			 path, strerror(-r));
+		return r;
+	}
+	if (vars->st.st_ino && st.st_ino == vars->st.st_ino && st.st_dev == vars->st.st_dev &&
+	    st.st_size == vars->st.st_size && st.st_mtim.tv_sec == vars->st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == vars->st.st_mtim.tv_nsec)
+		return 0;
+	ksw_vars_free(vars);
+	r = kw_stackvars_load(&vars->sv, path, why, n);
+	if (r < 0)
+		return r;
+	vars->st = st;
+	return 0;
+}
+
+int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, char *why,
+		size_t n)
+{
+	struct kw_svar_watch sw;
+	char def[PATH_MAX];
+	int r;
+
+	w->resolved = false;
+	if (!w->variable[0])
+		return 0;
+	if (!path || !path[0]) {
+		ksw_default_index(def, sizeof(def));
+		path = def;
+	}
+	r = vars_load(vars, path, why, n);
+	if (r < 0)
+		return r;
+	r = kw_stackvars_resolve(&vars->sv, w->function, w->variable, &sw, why, n);
+	if (r < 0)
+		return r;
+	w->cfa_off = sw.cfa_off;
+	w->local_len = sw.len;
+	w->resolved = true;
+	return 0;
 }

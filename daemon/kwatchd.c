@@ -600,6 +600,7 @@ out:
 	sd_event_source_disable_unref(d.bench);
 	sd_event_source_disable_unref(d.reload_cmd);
 	sd_event_source_disable_unref(d.ksw_retry);
+	ksw_vars_free(&d.ksw_vars);
 	ksym_cache_free(&d.syms);
 	for (opt = 0; opt <= _KW_KIND_MAX; opt++)
 		sd_event_source_disable_unref(d.conf_src[opt]);

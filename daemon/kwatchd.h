@@ -8,6 +8,7 @@
 
 #include "apply.h"
 #include "config.h"
+#include "ksw.h"
 #include "event.h"
 #include "ksym.h"
 #include "server.h"
@@ -51,6 +52,7 @@ struct kwd {
 	 * done yet, or an apply to try again, from this timer. */
 	sd_event_source *ksw_retry;
 	bool ksw_disarm_pending, ksw_reload_wanted;
+	struct ksw_vars ksw_vars;	/* variable= names: the stack variable index */
 
 	struct fuzz_rt **fuzz;		/* one per started fuzz file */
 	size_t n_fuzz;

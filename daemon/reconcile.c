@@ -53,7 +53,8 @@ static void obj_event(struct kwd *d, const char *type, const struct kw_file *f,
 	kwd_emit(d, ev);
 }
 
-/* A kernel step failed for file f: record it as an error of that file. */
+/* A kernel step failed for file f: record it as an error of that file.
+ * Without @what, @detail is the whole reason. */
 static int kernel_failed(struct kwd *d, struct kw_plan *p, const struct kw_file *f, int r,
 			 const char *what, const char *detail)
 {
@@ -61,8 +62,11 @@ static int kernel_failed(struct kwd *d, struct kw_plan *p, const struct kw_file 
 
 	e.err = r;
 	e.err_line = 0;
-	snprintf(e.err_reason, sizeof(e.err_reason), "%s: %s%s%s", what, strerror(-r),
-		 detail && *detail ? ": " : "", detail ? detail : "");
+	if (what)
+		snprintf(e.err_reason, sizeof(e.err_reason), "%s: %s%s%s", what, strerror(-r),
+			 detail && *detail ? ": " : "", detail ? detail : "");
+	else
+		snprintf(e.err_reason, sizeof(e.err_reason), "%s", detail);
 	config_error(d, &e, true);
 	tmp = realloc(p->errors, (p->n_errors + 1) * sizeof(*tmp));
 	if (!tmp)
@@ -136,9 +140,21 @@ static void ksw_retry_later(struct kwd *d, uint64_t usec)
 	sd_event_source_set_enabled(d->ksw_retry, SD_EVENT_ONESHOT);
 }
 
-static int arm(struct kwd *d, const struct kw_file *f, char *line, size_t n)
+/* Arm @f's watch, its variable= resolved first.  On failure, @what is
+ * what failed (NULL: @line holds the whole reason). */
+static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const char **what)
 {
-	int r = ksw_arm(d->set.kstackwatch, &f->watch, line, n);
+	char why[400];
+	int r;
+
+	*what = d->set.kstackwatch;
+	r = ksw_resolve(&d->ksw_vars, d->set.stackvars, &f->watch, why, sizeof(why));
+	if (r < 0) {
+		*what = NULL;
+		snprintf(line, n, "variable=%s: %s", f->watch.variable, why);
+		return r;
+	}
+	r = ksw_arm(d->set.kstackwatch, &f->watch, line, n);
 
 	if (r == 0) {
 		/* The new line replaced whatever a pending disarm was for. */
@@ -220,7 +236,8 @@ static int execute(struct kwd *d, struct kw_plan *p)
 {
 	const struct kw_file *old = d->cur;
 	size_t i, n_old = d->n_cur;
-	char line[256], reason[256];
+	char line[512], reason[256];
+	const char *what;
 	int r;
 
 	for (i = 0; i < p->n_steps; i++) {
@@ -241,10 +258,10 @@ static int execute(struct kwd *d, struct kw_plan *p)
 			break;
 		case KW_STEP_WATCH_ARM:
 			f = &p->next[s->file];
-			r = arm(d, f, line, sizeof(line));
+			r = arm(d, &p->next[s->file], line, sizeof(line), &what);
 			if (r == 0)
 				break;
-			kernel_failed(d, p, f, r, d->set.kstackwatch, line);
+			kernel_failed(d, p, f, r, what, line);
 			if (r == -EBUSY) {
 				/* A reader holds the file: apply again later. */
 				d->ksw_reload_wanted = true;
@@ -255,7 +272,7 @@ static int execute(struct kwd *d, struct kw_plan *p)
 			o = kw_armed_watch(old, n_old);
 			if (o && strcmp(o->name, f->name) == 0) {
 				p->next[s->file] = *o;
-				if (arm(d, o, line, sizeof(line)) == 0)
+				if (arm(d, &p->next[s->file], line, sizeof(line), &what) == 0)
 					break;
 			} else {
 				p->next[s->file].err = r;

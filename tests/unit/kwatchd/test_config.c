@@ -44,6 +44,106 @@ static void watch_ok(void **state)
 	assert_string_equal(f.name, "my-file.conf");
 }
 
+/* Without ip_offset= the kernel picks the probe point: key=value lines. */
+static void watch_by_name(void **state)
+{
+	struct kw_file f;
+	char line[256];
+
+	(void)state;
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = canary_test_write\n", &f), 0);
+	assert_int_equal(kw_watch_line(&f.watch, line, sizeof(line)), 20);
+	assert_string_equal(line, "fn=canary_test_write");
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\ndepth = 3\nlocal = 16:4\n", &f), 0);
+	kw_watch_line(&f.watch, line, sizeof(line));
+	assert_string_equal(line, "fn=f dp=3 so=16 wl=4");
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nvariable = canary\n", &f), 0);
+	kw_watch_line(&f.watch, line, sizeof(line));
+	assert_string_equal(line, "fn=f");
+	/* variable= is resolved when armed: no line before. */
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = silent_corruption_victim\n"
+			       "variable = data[2]\ndepth = 1\n", &f), 0);
+	assert_string_equal(f.watch.variable, "data[2]");
+	assert_int_equal(kw_watch_line(&f.watch, line, sizeof(line)), -EINVAL);
+	f.watch.resolved = true;
+	f.watch.cfa_off = -48;
+	f.watch.local_len = 8;
+	kw_watch_line(&f.watch, line, sizeof(line));
+	assert_string_equal(line, "fn=silent_corruption_victim dp=1 co=-48 wl=8");
+	/* Errors: both ways of naming the variable, or a name with an offset. */
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nvariable = x\nlocal = 0:8\n", &f),
+			 -EINVAL);
+	assert_non_null(strstr(f.err_reason, "not both"));
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nvariable = x\nip_offset = 4\n", &f),
+			 -EINVAL);
+	assert_non_null(strstr(f.err_reason, "leave ip_offset= out"));
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nvariable = 1x\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nvariable = a b\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nvariable = a-b\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = f\nip_offset = 0x10000\n", &f),
+			 -EINVAL);
+}
+
+/* variable= against an index file: the answer, each refusal, a new index. */
+static void watch_resolved(void **state)
+{
+	struct ksw_vars vars = {};
+	struct kw_file f;
+	char path[300], why[400], line[256];
+	FILE *fp;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/stackvars", root);
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = victim\nvariable = data[2]\n", &f), 0);
+	/* No index: says where it looked and how to make one. */
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), -ENOENT);
+	print_message("%s\n", why);
+	assert_non_null(strstr(why, "kwatchctl stackvars"));
+
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(KW_SVAR_HEADER "\nvictim data cfa-64 32\nvictim data[] cfa-64 8 4\n"
+	      "victim i reg 4\n", fp);
+	fclose(fp);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), 0);
+	assert_true(f.watch.resolved);
+	kw_watch_line(&f.watch, line, sizeof(line));
+	assert_string_equal(line, "fn=victim co=-48 wl=8");
+
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = victim\nvariable = i\n", &f), 0);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), -EADDRNOTAVAIL);
+	assert_non_null(strstr(why, "only in registers"));
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = victim\nvariable = data\n", &f), 0);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), -E2BIG);
+	assert_non_null(strstr(why, "data[0] to data[3]"));
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = nosuch\nvariable = x\n", &f), 0);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), -ENOENT);
+	assert_false(f.watch.resolved);
+
+	/* The index is read again when it changes (a new kernel build). */
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(KW_SVAR_HEADER "\nvictim data[] cfa-72 8 4\nvictim data cfa-72 32\n"
+	      "nosuch x cfa-16 2\n", fp);
+	fclose(fp);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), 0);
+	assert_int_equal(f.watch.cfa_off, -16);
+	assert_int_equal(f.watch.local_len, 2);
+	/* A malformed index is refused, naming the line. */
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(KW_SVAR_HEADER "\nvictim data cfa+72 8\n", fp);
+	fclose(fp);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "line 2"));
+	/* A symlink in its place is not followed. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	assert_true(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)) < 0);
+	print_message("%s\n", why);
+	ksw_vars_free(&vars);
+}
+
 static void watch_errors(void **state)
 {
 	struct kw_file f;
@@ -205,6 +305,12 @@ static void ksw_readback(void **state)
 	assert_false(ksw_readback_ok("f+0x1 0:8\n", "f+0x1"));
 	assert_true(ksw_readback_ok("", "f+0x1"));
 	assert_true(ksw_readback_ok("\n", "f+0x1"));
+	/* The point the kernel picked follows a key=value line. */
+	assert_true(ksw_readback_ok("fn=f # fo=0x1d\n", "fn=f"));
+	assert_true(ksw_readback_ok("fn=f co=-48 wl=8 # fo=0x2a so=24\n", "fn=f co=-48 wl=8"));
+	assert_false(ksw_readback_ok("fn=f co=-48 wl=8 # fo=0x2a\n", "fn=f"));
+	assert_false(ksw_readback_ok("fn=fg # fo=0x1d\n", "fn=f"));
+	assert_false(ksw_readback_ok("fn=f #fo=0x1d\n", "fn=f"));
 }
 
 static void spool_paths(void **state)
@@ -322,6 +428,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(watch_ok),
+		cmocka_unit_test(watch_by_name),
+		cmocka_unit_test_setup_teardown(watch_resolved, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(watch_errors),
 		cmocka_unit_test(wprobe_ok),
 		cmocka_unit_test(wprobe_errors),
