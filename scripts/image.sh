@@ -11,9 +11,32 @@ IMG=$IMAGE_DIR/kwatch.img
 STAGE=$IMAGE_DIR/stage
 KVER=$(cat "$KBUILD/include/config/kernel.release")
 
+# This kernel's stack variable index (kwatchctl stackvars: from the DWARF of
+# vmlinux and the test modules), where kwatchctl resolve and kwatchd's
+# variable= look: the guest carries no DWARF (docs/kstackwatch-by-name.md).
+SV_DIR=$IMAGE_DIR/stackvars
+SV=$SV_DIR/stackvars
+KWATCHCTL=$KWATCH_TOP/build/daemon/kwatchctl
+sv_stale() {
+	[ -s "$SV" ] || return 0
+	[ -n "$(find "$KBUILD/vmlinux" "$KWATCHCTL" "$KMODBUILD/ko" -newer "$SV" -print -quit)" ]
+}
+if sv_stale; then
+	mkdir -p "$SV_DIR"
+	t0=$(date +%s.%N)
+	"$KWATCHCTL" stackvars "$KBUILD/vmlinux" "$KMODBUILD"/ko/*.ko >"$SV.tmp" ||
+		die "kwatchctl stackvars failed on $KBUILD/vmlinux"
+	mv "$SV.tmp" "$SV"
+	dwarf=$(readelf -SW "$KBUILD/vmlinux" | awk '$2 ~ /^\.debug_/ { s += strtonum("0x" $6) } END { printf "%.1f", s / 1048576 }')
+	say "stack variable index: $(grep -vc '^#' "$SV") entries, $(($(stat -c %s "$SV") / 1024)) KiB" \
+		"($(gzip -c "$SV" | wc -c | awk '{ printf "%d", $1 / 1024 }') KiB gzipped), from" \
+		"vmlinux's $dwarf MiB of DWARF in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"
+fi
+
 # What goes into the image besides the rootfs, as "source destination" pairs.
 overlay_inputs() {
 	echo "$KMODBUILD/ko opt/kwatch/modules"
+	echo "$SV_DIR lib/modules/$KVER/kwatch"
 	echo "$KWATCH_TOP/tests/vm/guest opt/kwatch/tests/guest"
 	echo "$KWATCH_TOP/tests/vm/suites opt/kwatch/tests/suites"
 	echo "$KWATCH_TOP/config/collectors opt/kwatch/collectors"

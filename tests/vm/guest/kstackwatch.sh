@@ -17,6 +17,38 @@ line_for() {
 	echo "$l"
 }
 
+# The watch of test $1 by names alone: FUNCTION [VARIABLE].
+names_for() {
+	case $1 in
+	test0) echo canary_test_write ;;
+	test1) echo canary_test_overflow ;;
+	test2) echo 'silent_corruption_victim data[2]' ;;
+	test3) echo 'recursive_corruption_test buffer[0]' ;;
+	*) return 1 ;;
+	esac
+}
+
+# The /proc/kstackwatch line for test $1 (at depth $2) from its names:
+# kwatchctl resolve in this kernel's stack variable index, no offset.
+name_line_for() {
+	# shellcheck disable=SC2046 # FUNCTION and VARIABLE are two words
+	kwatchctl resolve ${2:+-d "$2"} $(names_for "$1")
+}
+
+# What the kernel picked for the watch in force: "fo=0x.. [so=..]".
+picked() { sed -n 's/.* # \(fo=.*\)$/\1/p' $KSW; }
+
+# expect_measured TEST: the stack pointer offset the kernel picked for the
+# by-name watch in force (the resolver's CFA offset at the kernel's probe
+# point) equals the one the test module measures at its own arm point.
+expect_measured() {
+	local got want
+	got=$(picked | sed -n 's/.* so=\([0-9]*\)$/\1/p')
+	want=$(line_for "$1" | sed -n 's/.* \([0-9]*\):[0-9]*$/\1/p')
+	echo "$1: picked '$(picked)', measured '$(line_for "$1")'"
+	expect_eq "$1: the variable's offset from the stack pointer, resolved vs measured" "$got" "$want"
+}
+
 mark() { MARK=$(dmesg | wc -l); }
 since_mark() { dmesg | tail -n +$((MARK + 1)); }
 reports() { since_mark | grep -c "$BANNER"; }

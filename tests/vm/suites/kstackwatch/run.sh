@@ -20,23 +20,43 @@ t_interfaces() {
 	grep -q '^ok 1 kstackwatch_config' $res || fail "KUnit suite kstackwatch_config failed"
 }
 
+# Tests 0-3 by names alone (kwatchctl resolve): the kernel picks the probe
+# point, and shows it after the line it was given.
+
+# run_named N LINE [MEASURED]: like run_test, checking the read-back first,
+# and with MEASURED the picked offset against the test module's.
+run_named() {
+	echo "$2" >$KSW || { echo "FAIL: cannot write '$2' to $KSW"; return 1; }
+	grep -qE "^$(printf '%s' "$2" | sed 's/[][.]/\\&/g') # fo=0x[0-9a-f]+( so=[0-9]+)?$" $KSW ||
+		{ fail "read-back '$(cat $KSW)' is not '$2 # fo=...'"; return 1; }
+	if [ -n "${3:-}" ]; then
+		expect_measured "$3" || return 1
+	fi
+	mark
+	echo "test$1" >$KT
+	echo >$KSW
+}
+
 t_test0_canary_write() {
 	local cfg
-	cfg=$(line_for test0)
-	run_test 0 "$cfg" || return 1
+	cfg=$(name_line_for test0)
+	expect_eq "test0 by name" "$cfg" "fn=canary_test_write" || return 1
+	run_named 0 "$cfg" || return 1
 	expect_one_report "stack canary of canary_test_write" ksw_watch_fire || return 1
 	since_mark | grep -qF "config: $cfg" || fail "report lacks 'config: $cfg'"
 }
 
 t_test1_canary_overflow() {
-	run_test 1 "$(line_for test1)" || return 1
+	run_named 1 "$(name_line_for test1)" || return 1
 	expect_one_report "stack canary of canary_test_overflow" canary_test_overflow
 }
 
 t_test2_silent_corruption() {
 	local cfg
-	cfg=$(line_for test2)
-	run_test 2 "$cfg" || return 1
+	cfg=$(name_line_for test2) || return 1
+	echo "$cfg" | grep -qE '^fn=silent_corruption_victim co=-[0-9]+ wl=8$' ||
+		fail "test2 by name: '$cfg'" || return 1
+	run_named 2 "$cfg" test2 || return 1
 	since_mark | grep -q 'stale pointer misses' && { fail "test layout: the stale pointer missed the victim"; return 1; }
 	expect_one_report "local variable at sp+[0-9]* of silent_corruption_victim" \
 		silent_corruption_corrupting
@@ -45,10 +65,57 @@ t_test2_silent_corruption() {
 t_test3_recursive_depth() {
 	local d
 	for d in 3 5; do
-		run_test 3 "$(line_for test3 $d)" || return 1
+		run_named 3 "$(name_line_for test3 $d)" test3 || return 1
 		expect_one_report "local variable at sp+[0-9]* of recursive_corruption_test, depth $d," \
 			recursive_corruption_test || return 1
 	done
+}
+
+# The v4 line (function+ip_offset, measured) keeps working byte for byte.
+t_v4_lines() {
+	local cfg
+	cfg=$(line_for test2)
+	echo "$cfg" | grep -qE '^silent_corruption_victim\+0x[0-9a-f]+ [0-9]+:8$' ||
+		fail "measured line '$cfg'" || return 1
+	echo "$cfg" >$KSW || return 1
+	expect_eq "v4 read-back" "$(cat $KSW)" "$cfg" || return 1
+	run_test 2 "$cfg" || return 1
+	expect_one_report "local variable at sp+[0-9]* of silent_corruption_victim" \
+		silent_corruption_corrupting || return 1
+	run_test 0 "$(line_for test0)" || return 1
+	expect_one_report "stack canary of canary_test_write" ksw_watch_fire
+}
+
+# A watch whose probe point cannot be picked, or whose variable is not in
+# the frame there, is refused with its reason in the log; the watch in
+# force stays.  The resolver refuses what cannot be watched.
+t_picked_point_errors() {
+	local cfg err
+	cfg=$(name_line_for test0)
+	echo "$cfg" >$KSW || return 1
+	mark
+	# kfree() has no stack protector: no canary store to arm after.
+	err=$( (echo 'fn=kfree' >$KSW) 2>&1 ) && { fail "fn=kfree (no canary) was accepted"; return 1; }
+	echo "fn=kfree: ${err##*: }"
+	since_mark | grep -q 'kfree: no probe point found: no canary store' ||
+		fail "no log line saying kfree stores no canary" || return 1
+	err=$( (echo 'fn=canary_test_write co=-4096' >$KSW) 2>&1 ) &&
+		{ fail "a variable below the frame was accepted"; return 1; }
+	echo "$err" | grep -q 'Invalid argument' || fail "co=-4096: $err (want EINVAL)" || return 1
+	since_mark | grep -q 'co=-4096 is not in the frame at canary_test_write+0x' ||
+		fail "no log line placing co=-4096" || return 1
+	err=$( (echo 'fn=canary_test_write fo=4 co=-16' >$KSW) 2>&1 ) &&
+		{ fail "co= with fo= was accepted"; return 1; }
+	expect_eq "watch after refused lines" "$(cat $KSW | sed 's/ # .*//')" "$cfg" || return 1
+	echo >$KSW
+	# The resolver: no such variable, one in registers, one too big.
+	err=$(kwatchctl resolve silent_corruption_victim nope 2>&1) && { fail "nope resolved"; return 1; }
+	echo "$err"
+	echo "$err" | grep -q "has no variable 'nope' (its variables: .*data" ||
+		fail "no list of the variables" || return 1
+	err=$(kwatchctl resolve silent_corruption_victim data 2>&1) && { fail "data (32 bytes) resolved"; return 1; }
+	echo "$err"
+	echo "$err" | grep -q 'data\[0\] to data\[3\]' || fail "no element suggested"
 }
 
 # A call with stack arguments (call; add $imm,%rsp in the body) before the

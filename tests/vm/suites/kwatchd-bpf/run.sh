@@ -47,18 +47,22 @@ CONF
 	wait_for 10 test -S /run/kwatchd/events.sock
 }
 
-# A /proc/kstackwatch line "func+0xOFF[+depth] [off:len]" as a watch file.
+# The watch file of KStackWatch test $1 by names alone: function,
+# variable (none: the canary) and depth, no offset (names_for).
 watch_file_of() {
-	local spec=${1%% *} var= fn off depth=
-	[ "$spec" != "$1" ] && var=${1#* }
-	fn=${spec%%+*}
-	off=${spec#*+}
-	case $off in *+*) depth=${off#*+}; off=${off%%+*} ;; esac
-	printf '[watch]\nfunction = %s\nip_offset = %s\n' "$fn" "$off"
-	[ -n "$depth" ] && printf 'depth = %s\n' "$depth"
-	[ -n "$var" ] && printf 'local = %s\n' "$var"
+	local names fn var
+	names=$(names_for "$1") || return 1
+	fn=${names%% *}
+	var=${names#"$fn"}
+	printf '[watch]\nfunction = %s\n' "$fn"
+	[ -n "$var" ] && printf 'variable = %s\n' "${var# }"
+	[ "$1" = test3 ] && printf 'depth = 3\n'
 	return 0
 }
+
+# Armed from a file by names: /proc/kstackwatch shows the line kwatchd
+# resolved, and the probe point the kernel picked after it.
+armed_by_name() { grep -qE "^fn=$1( .*)? # fo=0x[0-9a-f]+" $KSW; }
 
 t_setup() {
 	rm -f $CONF/watch.d/*.conf $CONF/wprobe.d/*.conf $CONF/fuzz.d/*.conf
@@ -80,10 +84,11 @@ t_setup() {
 # Each KStackWatch test: a catch event naming the watched function, the
 # corrupting instruction's function, and a stack that starts there.
 catch_case() { # TEST CORRUPTER CALLER
-	local line ev stack frames
-	line=$(line_for "$1")
-	put $CONF/watch.d w.conf "$(watch_file_of "$line")"
-	wait_for 5 grep -qxF "$line" $KSW || fail "$1: '$line' not armed: '$(cat $KSW)'" || return 1
+	local fn ev stack frames
+	fn=$(names_for "$1" | cut -d' ' -f1)
+	put $CONF/watch.d w.conf "$(watch_file_of "$1")"
+	wait_for 5 armed_by_name "$fn" || fail "$1: $fn not armed by name: '$(cat $KSW)'" || return 1
+	echo "$1: $(cat $KSW)"
 	follow_start
 	echo "$1" >$KT
 	wait_for 10 grep -q '"type":"catch"' "$EV"
@@ -94,7 +99,7 @@ catch_case() { # TEST CORRUPTER CALLER
 	expect_eq "$1: catch events" "$(events_of catch | wc -l)" 1 || return 1
 	ev=$(events_of catch)
 	echo "$ev" | cut -c1-600
-	expect_eq "$1: watched function" "$(echo "$ev" | field watched)" "${line%%+*}" || return 1
+	expect_eq "$1: watched function" "$(echo "$ev" | field watched)" "$fn" || return 1
 	echo "$ev" | field location | grep -qE "^$2(\.[a-z0-9.]+)?\+0x" ||
 		fail "$1: corrupting ip is not in $2" || return 1
 	stack=$(echo "$ev" | sed -n 's/.*"frames":\[\([^]]*\)\].*/\1/p' | tr -d '"' | tr ',' '\n')
@@ -113,7 +118,7 @@ catch_case() { # TEST CORRUPTER CALLER
 	echo "$1: crash $frames"
 	[ -n "$frames" ] || fail "$1: no crash event of kind kstackwatch" || return 1
 	! echo "$frames" | grep -q trace_clock_x86_tsc || fail "$1: crash frames name the trampoline's neighbour" || return 1
-	echo "$frames" | grep -q "\"${line%%+*}\"" || fail "$1: crash frames lack the watched function"
+	echo "$frames" | grep -q "\"$fn\"" || fail "$1: crash frames lack the watched function"
 }
 
 t_catch_canary_write() { catch_case test0 ksw_watch_fire canary_test_write; }
@@ -121,12 +126,34 @@ t_catch_canary_overflow() { catch_case test1 canary_test_overflow; }
 t_catch_silent_corruption() { catch_case test2 silent_corruption_corrupting; }
 t_catch_recursive_depth() { catch_case test3 recursive_corruption_test recursive_corruption_test; }
 
+# variable= that cannot be watched: a config_error that says why, and the
+# watch in force stays armed.
+t_watch_by_name_errors() {
+	local ev
+	put $CONF/watch.d w.conf "$(watch_file_of test2)"
+	wait_for 5 armed_by_name silent_corruption_victim || fail "not armed: '$(cat $KSW)'" || return 1
+	follow_start
+	put $CONF/watch.d w.conf '[watch]\nfunction = silent_corruption_victim\nvariable = nope\n'
+	wait_for 10 grep -q '"type":"config_error"' "$EV"
+	put $CONF/watch.d w.conf '[watch]\nfunction = recursive_corruption_test\nvariable = depth\n'
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"config_error\"' $EV) -ge 2 ]"
+	follow_stop
+	ev=$(events_of config_error)
+	echo "$ev" | cut -c1-400
+	echo "$ev" | grep -q "has no variable 'nope' (its variables: .*data" ||
+		fail "no config_error naming the missing variable and the real ones" || return 1
+	echo "$ev" | grep -q "'depth' of recursive_corruption_test lives only in registers" ||
+		fail "no config_error saying depth lives in registers" || return 1
+	armed_by_name silent_corruption_victim || fail "the watch in force went: '$(cat $KSW)'" || return 1
+	rm $CONF/watch.d/w.conf
+	wait_for 5 disarmed || fail "not disarmed: '$(cat $KSW)'"
+}
+
 # Catch to socket latency: the catch event's kernel_ns against its receipt.
 t_catch_latency() {
-	local line out
-	line=$(line_for test0)
-	put $CONF/watch.d w.conf "$(watch_file_of "$line")"
-	wait_for 5 grep -qxF "$line" $KSW || fail "not armed" || return 1
+	local out
+	put $CONF/watch.d w.conf "$(watch_file_of test0)"
+	wait_for 5 armed_by_name canary_test_write || fail "not armed" || return 1
 	kwatchctl follow -r -t catch -n 5 -i 20 -S >/dev/null 2>/tmp/lat.txt &
 	sleep 0.5
 	for _ in 1 2 3 4 5; do echo test0 >$KT; sleep 0.2; done
