@@ -151,7 +151,7 @@ static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const cha
 	r = ksw_resolve(&d->ksw_vars, d->set.stackvars, &f->watch, why, sizeof(why));
 	if (r < 0) {
 		*what = NULL;
-		snprintf(line, n, "variable=%s: %s", f->watch.variable, why);
+		snprintf(line, n, "variable=%.64s: %.400s", f->watch.variable, why);
 		return r;
 	}
 	r = ksw_arm(d->set.kstackwatch, &f->watch, line, n);

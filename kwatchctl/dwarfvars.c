@@ -256,7 +256,35 @@ static void add_function(struct walk *wk, Dwarf_Die *fn)
 	add_scope(wk, fn);
 }
 
-int kwc_dwarf_stackvars(const char *path, struct kw_stackvars *sv, char *err, size_t errlen)
+/* The function(s) named @func: its ELF symbols, each looked up in the CU
+ * that covers its address (.debug_aranges), not the whole file. */
+static void add_named(struct walk *wk, const char *func)
+{
+	int i, n = dwfl_module_getsymtab(wk->mod);
+
+	for (i = 1; i < n && !wk->err; i++) {
+		Dwarf_Addr bias, entry;
+		Dwarf_Die *cu, c;
+		GElf_Addr addr;
+		GElf_Sym s;
+		const char *name = dwfl_module_getsym_info(wk->mod, i, &s, &addr, NULL, NULL, NULL);
+
+		if (!name || GELF_ST_TYPE(s.st_info) != STT_FUNC || strcmp(name, func) != 0)
+			continue;
+		cu = dwfl_module_addrdie(wk->mod, addr, &bias);
+		if (!cu || dwarf_child(cu, &c) != 0)
+			continue;
+		wk->bias = bias;
+		do {
+			if (dwarf_tag(&c) == DW_TAG_subprogram && dwarf_entrypc(&c, &entry) == 0 &&
+			    entry + bias == addr)
+				add_function(wk, &c);
+		} while (!wk->err && dwarf_siblingof(&c, &c) == 0);
+	}
+}
+
+int kwc_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *sv, char *err,
+			size_t errlen)
 {
 	struct walk wk = { .sv = sv };
 	Dwarf_Die *cu = NULL, c;
@@ -279,7 +307,9 @@ int kwc_dwarf_stackvars(const char *path, struct kw_stackvars *sv, char *err, si
 		r = -ENODATA;
 		goto out;
 	}
-	while (!wk.err && (cu = dwfl_module_nextcu(wk.mod, cu, &wk.bias))) {
+	if (func)
+		add_named(&wk, func);
+	while (!func && !wk.err && (cu = dwfl_module_nextcu(wk.mod, cu, &wk.bias))) {
 		if (dwarf_child(cu, &c) != 0)
 			continue;
 		do {

@@ -28,14 +28,14 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Read each ELF file's DWARF into @sv, sorted. */
-static int from_elf(struct kw_stackvars *sv, char **elf, int n)
+/* Read each ELF file's DWARF into @sv (of @func only, unless NULL), sorted. */
+static int from_elf(struct kw_stackvars *sv, char **elf, int n, const char *func)
 {
 	char err[512];
 	int i, r;
 
 	for (i = 0; i < n; i++) {
-		r = kwc_dwarf_stackvars(elf[i], sv, err, sizeof(err));
+		r = kwc_dwarf_stackvars(elf[i], func, sv, err, sizeof(err));
 		if (r < 0) {
 			fprintf(stderr, "kwatchctl: %s\n", err);
 			return r;
@@ -111,7 +111,7 @@ int kwc_resolve(int argc, char **argv)
 
 	t0 = now();
 	if (nelf) {
-		r = from_elf(&sv, elf, nelf);
+		r = from_elf(&sv, elf, nelf, argv[optind]);
 	} else {
 		if (!index[0])
 			kwc_default_index(index, sizeof(index));
@@ -162,7 +162,7 @@ int kwc_stackvars(int argc, char **argv)
 			"  as the index 'kwatchctl resolve' and kwatchd read\n");
 		return 2;
 	}
-	r = from_elf(&sv, argv + 1, argc - 1);
+	r = from_elf(&sv, argv + 1, argc - 1, NULL);
 	if (r == 0) {
 		r = kw_stackvars_write(&sv, stdout);
 		if (r < 0)

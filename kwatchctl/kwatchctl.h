@@ -32,8 +32,10 @@ int kwc_stackvars(int argc, char **argv);
 /* /lib/modules/RELEASE/kwatch/stackvars, for the running kernel. */
 void kwc_default_index(char *buf, size_t n);
 
-/* Add the stack variables of ELF file @path's functions, from its DWARF
- * (dwarfvars.c).  0, or -errno with a sentence in @err. */
-int kwc_dwarf_stackvars(const char *path, struct kw_stackvars *sv, char *err, size_t errlen);
+/* Add the stack variables of ELF file @path's functions (only those named
+ * @func, unless it is NULL), from its DWARF (dwarfvars.c).  0, or -errno
+ * with a sentence in @err. */
+int kwc_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *sv, char *err,
+			size_t errlen);
 
 #endif

@@ -25,7 +25,7 @@ static void load(const char *elf, struct kw_stackvars *sv)
 	int r;
 
 	memset(sv, 0, sizeof(*sv));
-	r = kwc_dwarf_stackvars(elf, sv, err, sizeof(err));
+	r = kwc_dwarf_stackvars(elf, NULL, sv, err, sizeof(err));
 	if (r < 0)
 		fail_msg("%s: %s", elf, err);
 	kw_stackvars_sort(sv);
@@ -63,7 +63,9 @@ static void resolved_as_measured(void **state)
 		p = popen(cmd, "r");
 		assert_non_null(p);
 		while (fscanf(p, "%63s %63s %ld %zu", func, var, &off, &size) == 4) {
-			struct kw_svar_watch w;
+			struct kw_stackvars one = {};
+			struct kw_svar_watch w, w1;
+			char err[512];
 
 			print_message("  %s: %s %s at CFA%ld, %zu bytes\n", fixtures[i], func, var,
 				      off, size);
@@ -71,6 +73,13 @@ static void resolved_as_measured(void **state)
 			assert_false(w.canary);
 			assert_int_equal(w.cfa_off, off);
 			assert_int_equal(w.len, size);
+			/* The same from the function's own CU alone (resolve -e). */
+			assert_int_equal(kwc_dwarf_stackvars(fixtures[i], func, &one, err,
+							     sizeof(err)), 0);
+			kw_stackvars_sort(&one);
+			assert_int_equal(resolve(&one, func, var, &w1), 0);
+			assert_memory_equal(&w, &w1, sizeof(w));
+			kw_stackvars_free(&one);
 			n++;
 		}
 		assert_int_equal(pclose(p), 0);
