@@ -132,16 +132,18 @@ static int parse_loc(const char *s, struct kw_svar *e)
 			e->loc = i;
 			return 0;
 		}
-	if (strncmp(s, "cfa-", 4) == 0)
+	if (strncmp(s, "cfa", 3) == 0)
 		e->loc = KW_SVAR_STACK;
-	else if (strncmp(s, "part-", 5) == 0)
+	else if (strncmp(s, "part", 4) == 0)
 		e->loc = KW_SVAR_PART;
 	else
 		return -EINVAL;
-	s = strchr(s, '-');
+	s += e->loc == KW_SVAR_STACK ? 3 : 4;
+	if (*s != '-' && *s != '+')
+		return -EINVAL;
 	errno = 0;
 	e->cfa_off = strtol(s, &end, 10);
-	return errno || *end || end == s + 1 || e->cfa_off >= 0 ? -EINVAL : 0;
+	return errno || *end || end == s + 1 || !isdigit((unsigned char)s[1]) ? -EINVAL : 0;
 }
 
 static int parse_ulong(const char *s, unsigned long *v)
@@ -242,7 +244,7 @@ int kw_stackvars_write(const struct kw_stackvars *sv, FILE *out)
 
 		fprintf(out, "%s %s ", e->func, e->path);
 		if (e->loc == KW_SVAR_STACK || e->loc == KW_SVAR_PART)
-			fprintf(out, "%s%ld", e->loc == KW_SVAR_STACK ? "cfa" : "part", e->cfa_off);
+			fprintf(out, "%s%+ld", e->loc == KW_SVAR_STACK ? "cfa" : "part", e->cfa_off);
 		else
 			fputs(loc_name[e->loc], out);
 		fprintf(out, " %lu", e->size);
@@ -447,6 +449,10 @@ int kw_stackvars_resolve(const struct kw_stackvars *sv, const char *func, const 
 	if (e->size > 8 || (e->size & (e->size - 1)))
 		return too_big(sv, first, n, key, var, func, e->size, why, whylen);
 	off += e->cfa_off;
+	if (off >= 0)
+		return say(why, whylen, -EADDRNOTAVAIL,
+			   "'%s' of %s is passed on the stack (CFA+%ld), in the caller's part of the stack: not watched",
+			   var, func, off);
 	if (off % (long)e->size)
 		return say(why, whylen, -EINVAL, "'%s' of %s (CFA%ld) is not aligned to its %lu bytes",
 			   var, func, off, e->size);

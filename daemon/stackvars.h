@@ -18,8 +18,9 @@
  *	# kwatch stackvars 1
  *	FUNCTION PATH LOCATION SIZE [COUNT]
  *
- * LOCATION is cfa-N (on the stack, N bytes below the CFA), part-N (there
- * only at some points of the function: elsewhere in a register), reg
+ * LOCATION is cfa-N (on the stack, N bytes below the CFA; cfa+N for an
+ * argument passed on the stack), part-N (there only at some points of the
+ * function: elsewhere in a register), reg
  * (only ever in registers), none (optimised out) or multi (in more than one
  * stack slot).  SIZE is in bytes (an element's, for PATH[]).
  */

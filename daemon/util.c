@@ -104,17 +104,28 @@ int kw_replace_file(const char *path, const void *buf, size_t len)
 	return r;
 }
 
-/* Read fd to its end or @cap bytes into a NUL-terminated malloc'ed buffer. */
+/* Read fd to its end or @cap bytes into a NUL-terminated malloc'ed buffer,
+ * grown as the data comes (a large @cap costs nothing for a small file). */
 static int read_fd(int fd, size_t cap, char **ret, size_t *ret_len)
 {
-	_cleanup_free_ char *buf = malloc(cap + 1);
-	size_t len = 0;
+	size_t len = 0, size = cap < 65536 ? cap : 65536;
+	_cleanup_free_ char *buf = malloc(size + 1);
 
 	if (!buf)
 		return -ENOMEM;
 	while (len < cap) {
-		ssize_t n = read(fd, buf + len, cap - len);
+		ssize_t n;
 
+		if (len == size) {
+			size_t bigger = size > cap / 2 ? cap : size * 2;
+			char *p = realloc(buf, bigger + 1);
+
+			if (!p)
+				return -ENOMEM;
+			buf = p;
+			size = bigger;
+		}
+		n = read(fd, buf + len, size - len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;

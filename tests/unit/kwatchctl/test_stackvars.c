@@ -167,9 +167,10 @@ static void malformed_index(void **state)
 		KW_SVAR_HEADER "\nf buf cfa-8\n",	/* too few fields */
 		KW_SVAR_HEADER "\nf buf cfa-8 8 2\n",	/* a count, not an element */
 		KW_SVAR_HEADER "\nf buf[] cfa-8 8\n",	/* an element without one */
-		KW_SVAR_HEADER "\nf buf cfa8 8\n",	/* not below the CFA */
-		KW_SVAR_HEADER "\nf buf cfa-0 8\n",
+		KW_SVAR_HEADER "\nf buf cfa8 8\n",	/* no sign */
 		KW_SVAR_HEADER "\nf buf cfa- 8\n",
+		KW_SVAR_HEADER "\nf buf cfa+-8 8\n",
+		KW_SVAR_HEADER "\nf buf cfa-8x 8\n",
 		KW_SVAR_HEADER "\nf buf stack 8\n",	/* an unknown location */
 		KW_SVAR_HEADER "\nf buf cfa-8 0\n",	/* no size */
 		KW_SVAR_HEADER "\nf buf cfa-8 -8\n",
@@ -191,9 +192,9 @@ static void malformed_index(void **state)
 	}
 	kw_stackvars_free(&sv);
 	/* Comments and blank lines are fine; lines after them are numbered. */
-	assert_int_equal(kw_stackvars_parse(&sv, strdup(KW_SVAR_HEADER "\n# x\n\nf a part-16 4\n"),
-					    err, sizeof(err)), 0);
-	assert_int_equal(sv.n, 1);
+	assert_int_equal(kw_stackvars_parse(&sv, strdup(KW_SVAR_HEADER "\n# x\n\nf a part-16 4\n"
+							 "f b cfa+0 8\n"), err, sizeof(err)), 0);
+	assert_int_equal(sv.n, 2);
 	kw_stackvars_free(&sv);
 }
 
@@ -209,12 +210,15 @@ static void same_name_functions(void **state)
 	assert_int_equal(kw_stackvars_add(&sv, "f", "b", KW_SVAR_STACK, -24, 8, 0), 0);
 	assert_int_equal(kw_stackvars_add(&sv, "f", "b", KW_SVAR_STACK, -32, 8, 0), 0);
 	assert_int_equal(kw_stackvars_add(&sv, "g", "p", KW_SVAR_PART, -8, 4, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "g", "stackarg", KW_SVAR_STACK, 8, 8, 0), 0);
 	kw_stackvars_sort(&sv);
 	assert_int_equal(resolve(&sv, "f", "a", &w), 0);
 	assert_int_equal(w.cfa_off, -16);
 	assert_int_equal(resolve(&sv, "f", "b", &w), -ENOTUNIQ);
 	assert_int_equal(resolve(&sv, "g", "p", &w), 0);
 	assert_true(w.partly);
+	/* An argument passed on the stack, above the CFA: not this frame's. */
+	assert_int_equal(resolve(&sv, "g", "stackarg", &w), -EADDRNOTAVAIL);
 	kw_stackvars_free(&sv);
 }
 

@@ -132,7 +132,7 @@ static void watch_resolved(void **state)
 	/* A malformed index is refused, naming the line. */
 	fp = fopen(path, "w");
 	assert_non_null(fp);
-	fputs(KW_SVAR_HEADER "\nvictim data cfa+72 8\n", fp);
+	fputs(KW_SVAR_HEADER "\nvictim data cfa72 8\n", fp);
 	fclose(fp);
 	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "line 2"));

@@ -27,8 +27,14 @@ t_interfaces() {
 # and with MEASURED the picked offset against the test module's.
 run_named() {
 	echo "$2" >$KSW || { echo "FAIL: cannot write '$2' to $KSW"; return 1; }
-	grep -qE "^$(printf '%s' "$2" | sed 's/[][.]/\\&/g') # fo=0x[0-9a-f]+( so=[0-9]+)?$" $KSW ||
-		{ fail "read-back '$(cat $KSW)' is not '$2 # fo=...'"; return 1; }
+	local back
+	back=$(cat $KSW)
+	case $back in
+	"$2 # fo=0x"*) ;;
+	*) fail "read-back '$back' is not '$2 # fo=...'"; return 1 ;;
+	esac
+	echo "${back#"$2 # "}" | grep -qxE 'fo=0x[0-9a-f]+( so=[0-9]+)?' ||
+		{ fail "read-back '$back': not what the kernel picked"; return 1; }
 	if [ -n "${3:-}" ]; then
 		expect_measured "$3" || return 1
 	fi
@@ -68,6 +74,22 @@ t_test3_recursive_depth() {
 		run_named 3 "$(name_line_for test3 $d)" test3 || return 1
 		expect_one_report "local variable at sp+[0-9]* of recursive_corruption_test, depth $d," \
 			recursive_corruption_test || return 1
+	done
+}
+
+# Resolving in the guest: the index this image carries, its size, and the
+# time to read it and to resolve one variable (cold: the first read after
+# boot's page cache; warm: again).
+t_resolve_cost() {
+	local idx out i
+	idx=/lib/modules/$(uname -r)/kwatch/stackvars
+	[ -s "$idx" ] || fail "no stack variable index at $idx" || return 1
+	echo "index: $(grep -vc '^#' "$idx") entries, $(($(stat -c %s "$idx") / 1024)) KiB"
+	for i in cold warm; do
+		out=$(kwatchctl resolve -v silent_corruption_victim 'data[2]' 2>&1 >/dev/null | tail -n1)
+		echo "$i: $out"
+		echo "$out" | grep -q 'entries read in' || fail "kwatchctl resolve failed" || return 1
+		echo "kwatch-bench: resolve from the guest's index ($i, TCG): $(echo "$out" | sed -n 's/.*entries read in \([0-9.]*\) ms, resolved in \([0-9.]*\) ms/read \1 ms, resolve \2 ms/p')"
 	done
 }
 
