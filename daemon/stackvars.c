@@ -187,6 +187,7 @@ int kw_stackvars_parse(struct kw_stackvars *sv, char *text, char *err, size_t er
 {
 	char *line, *next;
 	unsigned int lineno = 1;
+	bool unsorted = false;
 	int r;
 
 	kw_stackvars_free(sv);
@@ -209,8 +210,12 @@ int kw_stackvars_parse(struct kw_stackvars *sv, char *text, char *err, size_t er
 			return say(err, errlen, -EINVAL,
 				   "line %u: want 'FUNCTION PATH LOCATION SIZE [COUNT]'", lineno);
 		sv->n++;
+		if (sv->n > 1 && svar_cmp(&sv->v[sv->n - 2], &sv->v[sv->n - 1]) > 0)
+			unsorted = true;
 	}
-	kw_stackvars_sort(sv);
+	/* kwatchctl stackvars writes it sorted: no sort then. */
+	if (unsorted)
+		kw_stackvars_sort(sv);
 	return 0;
 }
 
