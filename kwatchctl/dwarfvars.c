@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kwatchctl.h"
@@ -281,6 +282,108 @@ static void add_named(struct walk *wk, const char *func)
 				add_function(wk, &c);
 		} while (!wk->err && dwarf_siblingof(&c, &c) == 0);
 	}
+}
+
+/* The entry of the first function symbol named @func, or 0. */
+static GElf_Addr func_addr(Dwfl_Module *mod, const char *func)
+{
+	int i, n = dwfl_module_getsymtab(mod);
+
+	for (i = 1; i < n; i++) {
+		GElf_Addr addr;
+		GElf_Sym s;
+		const char *name = dwfl_module_getsym_info(mod, i, &s, &addr, NULL, NULL, NULL);
+
+		if (name && GELF_ST_TYPE(s.st_info) == STT_FUNC && strcmp(name, func) == 0)
+			return addr;
+	}
+	return 0;
+}
+
+/* The CFA rule at @pc: %rsp + *dist, or -EOPNOTSUPP; *end is where the row
+ * covering @pc ends. */
+static int cfa_at(Dwarf_CFI *cfi, Dwarf_Addr pc, long *dist, Dwarf_Addr *end)
+{
+	Dwarf_Frame *fr;
+	Dwarf_Addr start;
+	Dwarf_Op *ops;
+	size_t nops;
+	int r = -EOPNOTSUPP;
+
+	if (dwarf_cfi_addrframe(cfi, pc, &fr) != 0)
+		return -ENOENT;
+	if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && nops == 1) {
+		if (ops[0].atom == DW_OP_bregx && ops[0].number == 7) {
+			*dist = (long)(int64_t)ops[0].number2;
+			r = 0;
+		} else if (ops[0].atom == DW_OP_breg7) {
+			*dist = (long)(int64_t)ops[0].number;
+			r = 0;
+		}
+	}
+	if (dwarf_frame_info(fr, &start, end, NULL) < 0)
+		*end = pc + 1;
+	free(fr);
+	return r;
+}
+
+int kwc_dwarf_sp_dist(const char *path, const char *func, unsigned long off, long *dist,
+		      char *err, size_t errlen)
+{
+	Dwarf_Addr bias, end, next_end;
+	Dwfl_Module *mod;
+	Dwarf_CFI *cfi;
+	GElf_Addr addr;
+	long next;
+	Dwfl *dwfl;
+	int r;
+
+	dwfl = dwfl_begin(&offline_callbacks);
+	if (!dwfl)
+		return snprintf(err, errlen, "libdw: %s", dwfl_errmsg(-1)), -ENOMEM;
+	dwfl_report_begin(dwfl);
+	mod = dwfl_report_offline(dwfl, path, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	r = -ENOENT;
+	if (!mod) {
+		snprintf(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
+		goto out;
+	}
+	addr = func_addr(mod, func);
+	if (!addr) {
+		snprintf(err, errlen, "%s: no function %s", path, func);
+		goto out;
+	}
+	cfi = dwfl_module_dwarf_cfi(mod, &bias);
+	if (!cfi)
+		cfi = dwfl_module_eh_cfi(mod, &bias);
+	if (!cfi) {
+		snprintf(err, errlen, "%s: no call frame information (.debug_frame, .eh_frame)", path);
+		r = -ENODATA;
+		goto out;
+	}
+	r = cfa_at(cfi, addr + off - bias, dist, &end);
+	if (r == -ENOENT) {
+		snprintf(err, errlen, "%s+0x%lx: no call frame information there", func, off);
+		goto out;
+	}
+	if (r < 0) {
+		snprintf(err, errlen, "%s+0x%lx: the CFA is not the stack pointer plus an offset there "
+			 "(a frame pointer?): leave --at out and let the kernel pick", func, off);
+		goto out;
+	}
+	/* The watch is armed after the instruction at @off: the stack pointer
+	 * must not move across it, which a new CFA rule close after says it
+	 * may (x86 instructions are at most 15 bytes). */
+	if (end - (addr + off - bias) <= 15 && cfa_at(cfi, end, &next, &next_end) == 0 &&
+	    next != *dist) {
+		snprintf(err, errlen, "%s+0x%lx: the stack pointer moves at or right after it; "
+			 "pick an instruction a little further on", func, off);
+		r = -EINVAL;
+	}
+out:
+	dwfl_end(dwfl);
+	return r;
 }
 
 int kwc_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *sv, char *err,

@@ -4,7 +4,7 @@
  * that watches it, with no offset to find by hand; kwatchctl stackvars:
  * the index file the guest resolves from (stackvars.h).
  *
- *   kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-v] FUNCTION [VARIABLE]
+ *   kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-a OFFSET] [-v] FUNCTION [VARIABLE]
  *   kwatchctl stackvars ELF... >INDEX
  */
 #include <errno.h>
@@ -57,26 +57,57 @@ void kwc_default_index(char *buf, size_t n)
 static void resolve_usage(void)
 {
 	fprintf(stderr,
-		"usage: kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-v] FUNCTION [VARIABLE]\n"
+		"usage: kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-a OFFSET] [-v] FUNCTION [VARIABLE]\n"
 		"  VARIABLE: NAME, then .MEMBER and [INDEX] steps (buf[2], req.len); none or\n"
 		"  'canary' for the stack canary.  From the DWARF of each ELF (vmlinux, a .ko),\n"
-		"  else from INDEX (default /lib/modules/RELEASE/kwatch/stackvars).  -v: the\n"
-		"  variable's place and the time taken, on stderr\n");
+		"  else from INDEX (default /lib/modules/RELEASE/kwatch/stackvars).  The line\n"
+		"  leaves the probe point to the kernel; -a OFFSET (with -e) arms after the\n"
+		"  instruction at FUNCTION+OFFSET instead and prints the v4 line, the stack\n"
+		"  pointer's distance to the CFA there from the call frame information.\n"
+		"  -v: the variable's place and the time taken, on stderr\n");
+}
+
+/* FUNCTION+0xAT[+DEPTH][ SO:LEN]: the variable from the stack pointer after
+ * the instruction at AT, from the call frame information. */
+static int v4_line(const char *elf, const struct kw_svar_watch *w, unsigned long at,
+		   unsigned int depth, char *buf, size_t n, char *err, size_t errlen)
+{
+	char dp[16] = "", var[48] = "";
+	long dist, so;
+	int r;
+
+	if (depth)
+		snprintf(dp, sizeof(dp), "+%u", depth);
+	if (!w->canary) {
+		r = kwc_dwarf_sp_dist(elf, w->func, at, &dist, err, errlen);
+		if (r < 0)
+			return r;
+		so = dist + w->cfa_off;
+		if (so < 0) {
+			snprintf(err, errlen, "%.200s+0x%lx: the variable (CFA%ld) is below the stack "
+				 "pointer (CFA-%ld) there: the frame is not set up yet", w->func, at,
+				 w->cfa_off, dist);
+			return -EINVAL;
+		}
+		snprintf(var, sizeof(var), " %ld:%u", so, w->len);
+	}
+	return kw_fit(snprintf(buf, n, "%.400s+0x%lx%s%s", w->func, at, dp, var), n);
 }
 
 int kwc_resolve(int argc, char **argv)
 {
-	char *elf[MAX_ELF], index[256] = "", err[512], line[640];
+	char *elf[MAX_ELF], index[256] = "", err[512], line[1024];
 	struct kw_stackvars sv = {};
 	struct kw_svar_watch w;
 	unsigned int depth = 0;
+	unsigned long at = 0;
 	double t0, t1, t2;
-	bool verbose = false;
+	bool verbose = false, has_at = false;
 	int opt, nelf = 0, r;
 	char *end;
 
 	optind = 0;	/* glibc: start a new scan (with permutation) */
-	while ((opt = getopt(argc, argv, "e:x:d:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "e:x:d:a:vh")) != -1) {
 		switch (opt) {
 		case 'e':
 			if (nelf == MAX_ELF) {
@@ -96,6 +127,15 @@ int kwc_resolve(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'a':
+			errno = 0;
+			at = strtoul(optarg, &end, 0);
+			if (errno || *end || !*optarg || at > 0xffff) {
+				fprintf(stderr, "kwatchctl: -a: want an offset 0..0xffff, got '%s'\n", optarg);
+				return 2;
+			}
+			has_at = true;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -104,7 +144,7 @@ int kwc_resolve(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (optind >= argc || argc - optind > 2) {
+	if (optind >= argc || argc - optind > 2 || (has_at && !nelf)) {
 		resolve_usage();
 		return 2;
 	}
@@ -128,7 +168,9 @@ int kwc_resolve(int argc, char **argv)
 	r = kw_stackvars_resolve(&sv, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL,
 				 &w, err, sizeof(err));
 	t2 = now();
-	if (r == 0)
+	if (r == 0 && has_at)
+		r = v4_line(elf[0], &w, at, depth, line, sizeof(line), err, sizeof(err));
+	else if (r == 0)
 		r = kw_svar_line(&w, depth, line, sizeof(line));
 	if (r < 0) {
 		fprintf(stderr, "kwatchctl: resolve: %s\n", err);

@@ -38,4 +38,9 @@ void kwc_default_index(char *buf, size_t n);
 int kwc_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *sv, char *err,
 			size_t errlen);
 
+/* How far the stack pointer is below the CFA at FUNC+@off in @path (from
+ * its call frame information), for an arm after that instruction. */
+int kwc_dwarf_sp_dist(const char *path, const char *func, unsigned long off, long *dist,
+		      char *err, size_t errlen);
+
 #endif

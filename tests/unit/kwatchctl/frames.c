@@ -6,6 +6,11 @@
  *
  *	FUNCTION VARIABLE OFFSET SIZE
  *
+ *	AT FUNCTION VARIABLE OFFSET SP_OFFSET
+ *
+ * is the same variable from the stack pointer after the nop at
+ * FUNCTION+OFFSET (a global label marks it), for kwatchctl resolve -a.
+ *
  * Built by the test's make rule at -O2, with and without frame pointers.
  */
 #include <stdio.h>
@@ -23,6 +28,20 @@ struct pt {
 };
 
 static void (*volatile sink)(void *p);
+static unsigned long mark_sp;
+
+/* A global label on a nop, and the stack pointer after it saved. */
+#define MARK(label)							\
+	__asm__ volatile(".globl " #label "\n" #label ":\n\tnop\n\t"	\
+			 "mov %%rsp, %0\n" : "=m" (mark_sp) : : "memory")
+
+#define AT(func, label, name, lv)					\
+	do {								\
+		extern char label[];					\
+		printf("AT %s %s %ld %ld\n", #func, name,		\
+		       (long)(label - (char *)func),			\
+		       (long)((unsigned long)&(lv) - mark_sp));		\
+	} while (0)
 
 static void sink_fn(void *p)
 {
@@ -44,6 +63,8 @@ __attribute__((noinline)) long f_array(int n)
 	for (i = 0; i < n; i++)
 		buf[i & 3] += i;
 	sink(buf);
+	MARK(f_array_mark);
+	AT(f_array, f_array_mark, "buf[2]", buf[2]);
 	MEASURE(__func__, "buf[2]", buf[2]);
 	MEASURE(__func__, "buf[0]", buf[0]);
 	return buf[1];
@@ -60,6 +81,8 @@ __attribute__((noinline)) long f_struct(int n)
 	sink(&r);
 	for (i = 0; i < n; i++)
 		acc += i * 3;
+	MARK(f_struct_mark);
+	AT(f_struct, f_struct_mark, "r.s", r.s);
 	MEASURE(__func__, "r.len", r.len);
 	MEASURE(__func__, "r.a", r.a);
 	MEASURE(__func__, "r.s", r.s);

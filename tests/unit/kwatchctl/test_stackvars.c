@@ -44,6 +44,31 @@ static int resolve(const struct kw_stackvars *sv, const char *func, const char *
 	return r;
 }
 
+/* "AT FUNC VAR OFFSET SO": the variable from the stack pointer after the
+ * nop at FUNC+OFFSET.  The CFI's distance there plus the DWARF offset is SO;
+ * where the CFA is %rbp-based (frame pointers), the resolver refuses. */
+static int at_case(const char *elf, const struct kw_stackvars *sv, const char *line)
+{
+	char func[64], var[64], err[512] = "";
+	struct kw_svar_watch w;
+	long at, so, dist;
+	int r;
+
+	assert_int_equal(sscanf(line, "AT %63s %63s %ld %ld", func, var, &at, &so), 4);
+	assert_int_equal(resolve(sv, func, var, &w), 0);
+	r = kwc_dwarf_sp_dist(elf, func, at, &dist, err, sizeof(err));
+	print_message("  %s: %s+0x%lx %s: measured sp+%ld; CFI: %s%ld (%s)\n", elf, func, at, var,
+		      so, r ? "refused " : "CFA-", r ? (long)r : dist, err);
+	if (strstr(elf, "-fp")) {
+		assert_int_equal(r, -EOPNOTSUPP);
+		assert_non_null(strstr(err, "not the stack pointer plus an offset"));
+		return 0;
+	}
+	assert_int_equal(r, 0);
+	assert_int_equal(dist + w.cfa_off, so);
+	return 1;
+}
+
 /* Every variable the fixture measured resolves to where it was. */
 static void resolved_as_measured(void **state)
 {
@@ -52,17 +77,23 @@ static void resolved_as_measured(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
 		struct kw_stackvars sv;
-		char cmd[512], func[64], var[64];
+		char cmd[512], func[64], var[64], line[256];
 		long off;
 		size_t size;
-		int n = 0;
+		int n = 0, n_at = 0;
 		FILE *p;
 
 		load(fixtures[i], &sv);
 		snprintf(cmd, sizeof(cmd), "%s", fixtures[i]);
 		p = popen(cmd, "r");
 		assert_non_null(p);
-		while (fscanf(p, "%63s %63s %ld %zu", func, var, &off, &size) == 4) {
+		while (fgets(line, sizeof(line), p)) {
+			if (strncmp(line, "AT ", 3) == 0) {
+				n_at += at_case(fixtures[i], &sv, line);
+				continue;
+			}
+			assert_int_equal(sscanf(line, "%63s %63s %ld %zu", func, var, &off, &size), 4);
+			{
 			struct kw_stackvars one = {};
 			struct kw_svar_watch w, w1;
 			char err[512];
@@ -81,9 +112,11 @@ static void resolved_as_measured(void **state)
 			assert_memory_equal(&w, &w1, sizeof(w));
 			kw_stackvars_free(&one);
 			n++;
+			}
 		}
 		assert_int_equal(pclose(p), 0);
 		assert_int_equal(n, 9);
+		assert_int_equal(n_at, strstr(fixtures[i], "-fp") ? 0 : 2);
 		kw_stackvars_free(&sv);
 	}
 }

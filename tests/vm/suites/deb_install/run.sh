@@ -65,4 +65,21 @@ t_wprobe_through_kwatchd() {
 		fail "wprobe_created not in the journal"
 }
 
+# A watch by name in someone else's VM: the linux-image package carries its
+# stack variable index, the kwatch package kwatchctl resolve and kwatchd.
+t_watch_by_name() {
+	local idx line
+	idx=/lib/modules/$(uname -r)/kwatch/stackvars
+	dpkg -S "$idx" || fail "the index is in no package" || return 1
+	line=$(kwatchctl resolve silent_corruption_victim 'data[2]') || fail "kwatchctl resolve failed" || return 1
+	echo "resolved: $line"
+	echo "$line" | grep -qE '^fn=silent_corruption_victim co=-[0-9]+ wl=8$' || fail "resolved '$line'" || return 1
+	put $CONF/watch.d v.conf '[watch]\nfunction = silent_corruption_victim\nvariable = data[2]\n'
+	wait_for 20 grep -qE "^$line # fo=0x[0-9a-f]+ so=[0-9]+$" /proc/kstackwatch ||
+		{ fail "not armed by name: '$(cat /proc/kstackwatch)'"; return 1; }
+	echo "armed: $(cat /proc/kstackwatch)"
+	rm -f $CONF/watch.d/v.conf
+	wait_for 20 sh -c '[ -z "$(cat /proc/kstackwatch)" ]' || fail "not disarmed: '$(cat /proc/kstackwatch)'"
+}
+
 ktap_main
