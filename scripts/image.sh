@@ -27,7 +27,7 @@ if sv_stale; then
 	"$KWATCHCTL" stackvars "$KBUILD/vmlinux" "$KMODBUILD"/ko/*.ko >"$SV.tmp" ||
 		die "kwatchctl stackvars failed on $KBUILD/vmlinux"
 	mv "$SV.tmp" "$SV"
-	dwarf=$(readelf -SW "$KBUILD/vmlinux" | awk '$2 ~ /^\.debug_/ { s += strtonum("0x" $6) } END { printf "%.1f", s / 1048576 }')
+	dwarf=$(size -A -d "$KBUILD/vmlinux" | awk '$1 ~ /^\.debug_/ { s += $2 } END { printf "%.1f", s / 1048576 }')
 	say "stack variable index: $(grep -vc '^#' "$SV") entries, $(($(stat -c %s "$SV") / 1024)) KiB" \
 		"($(gzip -c "$SV" | wc -c | awk '{ printf "%d", $1 / 1024 }') KiB gzipped), from" \
 		"vmlinux's $dwarf MiB of DWARF in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s"

@@ -15,7 +15,7 @@ fail() { echo "# FAIL: $*"; fails=$((fails + 1)); }
 echo "# $(basename "$DEB"): $(du -k "$DEB" | cut -f1) KiB"
 dep=$(dpkg-deb -f "$DEB" Depends)
 echo "# Depends: $dep"
-for p in libbpf1 libsystemd0 libjson-c5 libinih1 systemd; do
+for p in libbpf1 libsystemd0 libjson-c5 libinih1 libdw1 systemd; do
 	echo "$dep" | grep -qw "$p" || fail "Depends lacks $p"
 done
 dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed 's|^\./|/|' >"$d/files"
