@@ -84,13 +84,21 @@ static void watch_by_name(void **state)
 			 -EINVAL);
 }
 
+static void write_index(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
 /* variable= against an index file: the answer, each refusal, a new index. */
 static void watch_resolved(void **state)
 {
 	struct ksw_vars vars = {};
 	struct kw_file f;
 	char path[300], why[400], line[256];
-	FILE *fp;
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/stackvars", root);
@@ -100,11 +108,8 @@ static void watch_resolved(void **state)
 	print_message("%s\n", why);
 	assert_non_null(strstr(why, "kwatchctl stackvars"));
 
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(KW_SVAR_HEADER "\nvictim data cfa-64 32\nvictim data[] cfa-64 8 4\n"
-	      "victim i reg 4\n", fp);
-	fclose(fp);
+	write_index(path, KW_SVAR_HEADER "\nvictim data cfa-64 32\nvictim data[] cfa-64 8 4\n"
+	      "victim i reg 4\n");
 	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), 0);
 	assert_true(f.watch.resolved);
 	kw_watch_line(&f.watch, line, sizeof(line));
@@ -121,19 +126,13 @@ static void watch_resolved(void **state)
 	assert_false(f.watch.resolved);
 
 	/* The index is read again when it changes (a new kernel build). */
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(KW_SVAR_HEADER "\nvictim data[] cfa-72 8 4\nvictim data cfa-72 32\n"
-	      "nosuch x cfa-16 2\n", fp);
-	fclose(fp);
+	write_index(path, KW_SVAR_HEADER "\nvictim data[] cfa-72 8 4\nvictim data cfa-72 32\n"
+	      "nosuch x cfa-16 2\n");
 	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), 0);
 	assert_int_equal(f.watch.cfa_off, -16);
 	assert_int_equal(f.watch.local_len, 2);
 	/* A malformed index is refused, naming the line. */
-	fp = fopen(path, "w");
-	assert_non_null(fp);
-	fputs(KW_SVAR_HEADER "\nvictim data cfa72 8\n", fp);
-	fclose(fp);
+	write_index(path, KW_SVAR_HEADER "\nvictim data cfa72 8\n");
 	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "line 2"));
 	/* A symlink in its place is not followed. */
