@@ -112,7 +112,7 @@ void ksw_default_index(char *buf, size_t n)
 
 	if (uname(&u) < 0)
 		snprintf(u.release, sizeof(u.release), "unknown");
-	snprintf(buf, n, "/lib/modules/%s/kwatch/stackvars", u.release);
+	snprintf(buf, n, "/usr/lib/kwatch/stackvars/%s", u.release);
 }
 
 void ksw_vars_free(struct ksw_vars *vars)
@@ -130,9 +130,13 @@ static int vars_load(struct ksw_vars *vars, const char *path, char *why, size_t 
 	if (lstat(path, &st) < 0) {
 		r = neg_errno();
 		ksw_vars_free(vars);
-		snprintf(why, n, "no stack variable index for this kernel: %s: %s "
-			 "(make it with 'kwatchctl stackvars vmlinux' from the kernel's build)",
-			 path, strerror(-r));
+		if (r == -ENOENT)
+			snprintf(why, n, "no stack variable index for this kernel: %s does not exist "
+				 "(make it with 'kwatchctl stackvars vmlinux' from the kernel's build)",
+				 path);
+		else
+			snprintf(why, n, "cannot read the stack variable index %s: %s", path,
+				 strerror(-r));
 		return r;
 	}
 	if (vars->st.st_ino && st.st_ino == vars->st.st_ino && st.st_dev == vars->st.st_dev &&

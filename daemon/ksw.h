@@ -23,7 +23,7 @@ struct ksw_vars {
 };
 
 /* Resolve @w's variable= (if any) in the index at @path ("": the running
- * kernel's, /lib/modules/RELEASE/kwatch/stackvars): fills w->cfa_off,
+ * kernel's, /usr/lib/kwatch/stackvars/RELEASE): fills w->cfa_off,
  * w->local_len and w->resolved.  0, or a negative errno with a sentence
  * for a person in @why. */
 int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, char *why,

@@ -51,7 +51,7 @@ void kwc_default_index(char *buf, size_t n)
 
 	if (uname(&u) < 0)
 		snprintf(u.release, sizeof(u.release), "unknown");
-	snprintf(buf, n, "/lib/modules/%s/kwatch/stackvars", u.release);
+	snprintf(buf, n, "/usr/lib/kwatch/stackvars/%s", u.release);
 }
 
 static void resolve_usage(void)
@@ -60,7 +60,7 @@ static void resolve_usage(void)
 		"usage: kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-a OFFSET] [-v] FUNCTION [VARIABLE]\n"
 		"  VARIABLE: NAME, then .MEMBER and [INDEX] steps (buf[2], req.len); none or\n"
 		"  'canary' for the stack canary.  From the DWARF of each ELF (vmlinux, a .ko),\n"
-		"  else from INDEX (default /lib/modules/RELEASE/kwatch/stackvars).  The line\n"
+		"  else from INDEX (default /usr/lib/kwatch/stackvars/RELEASE).  The line\n"
 		"  leaves the probe point to the kernel; -a OFFSET (with -e) arms after the\n"
 		"  instruction at FUNCTION+OFFSET instead and prints the v4 line, the stack\n"
 		"  pointer's distance to the CFA there from the call frame information.\n"

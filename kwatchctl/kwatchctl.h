@@ -29,7 +29,7 @@ struct kw_stackvars;
  * argv[0] the command. */
 int kwc_resolve(int argc, char **argv);
 int kwc_stackvars(int argc, char **argv);
-/* /lib/modules/RELEASE/kwatch/stackvars, for the running kernel. */
+/* /usr/lib/kwatch/stackvars/RELEASE, for the running kernel. */
 void kwc_default_index(char *buf, size_t n);
 
 /* Add the stack variables of ELF file @path's functions (only those named

@@ -15,13 +15,14 @@ KVER=$(cat "$KBUILD/include/config/kernel.release")
 # vmlinux and the test modules), where kwatchctl resolve and kwatchd's
 # variable= look: the guest carries no DWARF (docs/kstackwatch-by-name.md).
 SV_DIR=$IMAGE_DIR/stackvars
-SV=$SV_DIR/stackvars
+SV=$SV_DIR/$KVER
 KWATCHCTL=$KWATCH_TOP/build/daemon/kwatchctl
 sv_stale() {
 	[ -s "$SV" ] || return 0
 	[ -n "$(find "$KBUILD/vmlinux" "$KWATCHCTL" "$KMODBUILD/ko" -newer "$SV" -print -quit)" ]
 }
 if sv_stale; then
+	rm -rf "$SV_DIR"
 	mkdir -p "$SV_DIR"
 	t0=$(date +%s.%N)
 	"$KWATCHCTL" stackvars "$KBUILD/vmlinux" "$KMODBUILD"/ko/*.ko >"$SV.tmp" ||
@@ -36,7 +37,7 @@ fi
 # What goes into the image besides the rootfs, as "source destination" pairs.
 overlay_inputs() {
 	echo "$KMODBUILD/ko opt/kwatch/modules"
-	echo "$SV_DIR lib/modules/$KVER/kwatch"
+	echo "$SV_DIR usr/lib/kwatch/stackvars"
 	echo "$KWATCH_TOP/tests/vm/guest opt/kwatch/tests/guest"
 	echo "$KWATCH_TOP/tests/vm/suites opt/kwatch/tests/suites"
 	echo "$KWATCH_TOP/config/collectors opt/kwatch/collectors"

@@ -37,13 +37,13 @@ img=$(ls "$out"/linux-image-"$kver"_*.deb)
 tree=$out/repack
 rm -rf "$tree"
 dpkg-deb -R "$img" "$tree"
-mkdir -p "$tree/lib/modules/$kver/kwatch"
-"$KWATCH_TOP/build/daemon/kwatchctl" stackvars "$KBUILD/vmlinux" >"$tree/lib/modules/$kver/kwatch/stackvars" ||
+mkdir -p "$tree/usr/lib/kwatch/stackvars"
+"$KWATCH_TOP/build/daemon/kwatchctl" stackvars "$KBUILD/vmlinux" >"$tree/usr/lib/kwatch/stackvars/$kver" ||
 	die "kwatchctl stackvars failed on $KBUILD/vmlinux"
 (cd "$tree" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | xargs -0 md5sum) >"$tree/DEBIAN/md5sums"
 run_logged "$out/repack.log" "dpkg-deb -b" dpkg-deb -b -Zxz "$tree" "$img"
 rm -rf "$tree"
-say "added lib/modules/$kver/kwatch/stackvars to $(basename "$img")"
+say "added usr/lib/kwatch/stackvars/$kver to $(basename "$img")"
 cat "$KBUILD/arch/x86/boot/bzImage" "$KBUILD/.config" "$0" | sha256sum | cut -c1-16 >"$out/key"
 say "$(cd "$out" && ls ./*.deb | sed 's|^\./||' | tr '\n' ' ')in $(($(date +%s) - t0))s"
 echo "$out"

@@ -69,7 +69,7 @@ t_wprobe_through_kwatchd() {
 # stack variable index, the kwatch package kwatchctl resolve and kwatchd.
 t_watch_by_name() {
 	local idx line
-	idx=/lib/modules/$(uname -r)/kwatch/stackvars
+	idx=/usr/lib/kwatch/stackvars/$(uname -r)
 	dpkg -S "$idx" || fail "the index is in no package" || return 1
 	line=$(kwatchctl resolve silent_corruption_victim 'data[2]') || fail "kwatchctl resolve failed" || return 1
 	echo "resolved: $line"

@@ -82,7 +82,7 @@ t_test3_recursive_depth() {
 # boot's page cache; warm: again).
 t_resolve_cost() {
 	local idx out i
-	idx=/lib/modules/$(uname -r)/kwatch/stackvars
+	idx=/usr/lib/kwatch/stackvars/$(uname -r)
 	[ -s "$idx" ] || fail "no stack variable index at $idx" || return 1
 	echo "index: $(grep -vc '^#' "$idx") entries, $(($(stat -c %s "$idx") / 1024)) KiB"
 	for i in cold warm; do
