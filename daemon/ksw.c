@@ -54,12 +54,16 @@ bool ksw_present(const char *path)
 	return access(path, W_OK) == 0;
 }
 
-int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n)
+int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n, char *picked,
+	    size_t picked_n)
 {
 	_cleanup_free_ char *back = NULL;
 	char buf[256];
+	size_t l;
 	int len, r;
 
+	if (picked_n)
+		picked[0] = '\0';
 	len = kw_watch_line(w, line, n);
 	if (len < 0)
 		return len;
@@ -73,6 +77,10 @@ int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n)
 		return 0;
 	if (!ksw_readback_ok(back, line))
 		return -EIO;
+	/* The probe point the kernel picked: "LINE # fo=0x.. [so=..]". */
+	l = strlen(line);
+	if (picked_n && strncmp(back, line, l) == 0 && strncmp(back + l, " # ", 3) == 0)
+		snprintf(picked, picked_n, "%.*s", (int)strcspn(back + l + 3, "\n"), back + l + 3);
 	return 0;
 }
 

@@ -32,9 +32,11 @@ void ksw_vars_free(struct ksw_vars *vars);
 /* The default index path for the running kernel. */
 void ksw_default_index(char *buf, size_t n);
 
-/* Write the watch's line and read it back; fills line.  Returns 0 or the
- * kernel's negative errno (-EIO if the read-back differs). */
-int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n);
+/* Write the watch's line and read it back; fills line, and @picked with the
+ * probe point the kernel picked ("fo=0x.. [so=..]", or "").  Returns 0 or
+ * the kernel's negative errno (-EIO if the read-back differs). */
+int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n, char *picked,
+	    size_t picked_n);
 int ksw_disarm(const char *path);
 bool ksw_present(const char *path);
 /* The kernel's read-back shows exactly @line, or @line and " # " and the

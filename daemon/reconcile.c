@@ -144,7 +144,8 @@ static void ksw_retry_later(struct kwd *d, uint64_t usec)
  * what failed (NULL: @line holds the whole reason). */
 static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const char **what)
 {
-	char why[400];
+	char why[400], picked[64];
+	json_object *ev;
 	int r;
 
 	*what = d->set.kstackwatch;
@@ -154,15 +155,23 @@ static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const cha
 		snprintf(line, n, "variable=%.64s: %.400s", f->watch.variable, why);
 		return r;
 	}
-	r = ksw_arm(d->set.kstackwatch, &f->watch, line, n);
+	r = ksw_arm(d->set.kstackwatch, &f->watch, line, n, picked, sizeof(picked));
 
 	if (r == 0) {
 		/* The new line replaced whatever a pending disarm was for. */
 		d->ksw_disarm_pending = false;
 		snprintf(d->armed_line, sizeof(d->armed_line), "%s", line);
 		snprintf(d->armed_file, sizeof(d->armed_file), "%s", f->name);
-		obj_event(d, "watch_armed", f, "definition", line);
-		log_info("watch armed from %s: %s", f->name, line);
+		ev = kw_event_new("watch_armed");
+		if (ev) {
+			kwd_file_fields(ev, f);
+			kw_event_add_str(ev, "definition", line);
+			if (picked[0])
+				kw_event_add_str(ev, "probe_point", picked);
+			kwd_emit(d, ev);
+		}
+		log_info("watch armed from %s: %s%s%s", f->name, line, picked[0] ? ", kernel's probe point " : "",
+			 picked);
 	}
 	return r;
 }

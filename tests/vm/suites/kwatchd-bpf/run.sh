@@ -86,10 +86,10 @@ t_setup() {
 catch_case() { # TEST CORRUPTER CALLER
 	local fn ev stack frames
 	fn=$(names_for "$1" | cut -d' ' -f1)
-	put $CONF/watch.d w.conf "$(watch_file_of "$1")"
-	wait_for 5 armed_by_name "$fn" || fail "$1: $fn not armed by name: '$(cat $KSW)'" || return 1
-	echo "$1: $(cat $KSW)"
 	follow_start
+	put $CONF/watch.d w.conf "$(watch_file_of "$1")"
+	wait_for 5 armed_by_name "$fn" || { follow_stop; fail "$1: $fn not armed by name: '$(cat $KSW)'"; return 1; }
+	echo "$1: $(cat $KSW | tee /tmp/ksw.seen)"
 	echo "$1" >$KT
 	wait_for 10 grep -q '"type":"catch"' "$EV"
 	wait_for 10 grep -q '"type":"crash".*"kind":"kstackwatch"' "$EV"
@@ -97,6 +97,9 @@ catch_case() { # TEST CORRUPTER CALLER
 	rm $CONF/watch.d/w.conf
 	wait_for 5 disarmed || fail "not disarmed: '$(cat $KSW)'" || return 1
 	expect_eq "$1: catch events" "$(events_of catch | wc -l)" 1 || return 1
+	events_of watch_armed | cut -c1-400
+	events_of watch_armed | grep -q "\"probe_point\":\"$(sed -n 's/.* # //p' /tmp/ksw.seen)\"" ||
+		fail "$1: watch_armed lacks the kernel's probe point" || return 1
 	ev=$(events_of catch)
 	echo "$ev" | cut -c1-600
 	expect_eq "$1: watched function" "$(echo "$ev" | field watched)" "$fn" || return 1
