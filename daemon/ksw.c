@@ -3,7 +3,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -114,15 +113,6 @@ int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
 	return kw_fit(snprintf(buf, n, "fn=%s%s%s", w->function, depth, local), n);
 }
 
-void ksw_default_index(char *buf, size_t n)
-{
-	struct utsname u;
-
-	if (uname(&u) < 0)
-		snprintf(u.release, sizeof(u.release), "unknown");
-	snprintf(buf, n, "/usr/lib/kwatch/stackvars/%s", u.release);
-}
-
 void ksw_vars_free(struct ksw_vars *vars)
 {
 	kw_stackvars_free(&vars->sv);
@@ -170,7 +160,7 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 	if (!w->variable[0])
 		return 0;
 	if (!path || !path[0]) {
-		ksw_default_index(def, sizeof(def));
+		kw_stackvars_default_path(def, sizeof(def));
 		path = def;
 	}
 	r = vars_load(vars, path, why, n);

@@ -29,8 +29,6 @@ struct ksw_vars {
 int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, char *why,
 		size_t n);
 void ksw_vars_free(struct ksw_vars *vars);
-/* The default index path for the running kernel. */
-void ksw_default_index(char *buf, size_t n);
 
 /* Write the watch's line and read it back; fills line, and @picked with the
  * probe point the kernel picked ("fo=0x.. [so=..]", or "").  Returns 0 or

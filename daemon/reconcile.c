@@ -170,8 +170,8 @@ static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const cha
 				kw_event_add_str(ev, "probe_point", picked);
 			kwd_emit(d, ev);
 		}
-		log_info("watch armed from %s: %s%s%s", f->name, line, picked[0] ? ", kernel's probe point " : "",
-			 picked);
+		log_info("watch armed from %s: %s%s%s", f->name, line,
+			 picked[0] ? ", the kernel's probe point " : "", picked);
 	}
 	return r;
 }

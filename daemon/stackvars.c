@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "stackvars.h"
 #include "util.h"
@@ -476,4 +477,13 @@ int kw_svar_line(const struct kw_svar_watch *w, unsigned int depth, char *buf, s
 	if (!w->canary)
 		snprintf(var, sizeof(var), " co=%ld wl=%u", w->cfa_off, w->len);
 	return kw_fit(snprintf(buf, n, "fn=%s%s%s", w->func, dp, var), n);
+}
+
+void kw_stackvars_default_path(char *buf, size_t n)
+{
+	struct utsname u;
+
+	if (uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	snprintf(buf, n, "%s/%s", KW_SVAR_DIR, u.release);
 }

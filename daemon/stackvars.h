@@ -35,6 +35,7 @@
 #define KW_SVAR_PATH_MAX	255
 #define KW_SVAR_INDEX_MAX	(256UL << 20)	/* the largest index read */
 #define KW_SVAR_HEADER		"# kwatch stackvars 1"
+#define KW_SVAR_DIR		"/usr/lib/kwatch/stackvars"	/* one index per release */
 
 enum kw_svar_loc {
 	KW_SVAR_STACK,
@@ -92,6 +93,9 @@ int kw_stackvars_write(const struct kw_stackvars *sv, FILE *out);
  * sentence for a person in @why. */
 int kw_stackvars_resolve(const struct kw_stackvars *sv, const char *func, const char *var,
 			 struct kw_svar_watch *w, char *why, size_t whylen);
+
+/* The running kernel's index: KW_SVAR_DIR/RELEASE. */
+void kw_stackvars_default_path(char *buf, size_t n);
 
 /* The /proc/kstackwatch line: fn=FUNC [dp=DEPTH] [co=OFF wl=LEN]. */
 int kw_svar_line(const struct kw_svar_watch *w, unsigned int depth, char *buf, size_t n);

@@ -11,7 +11,6 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 
 #include "kwatchctl.h"
@@ -43,15 +42,6 @@ static int from_elf(struct kw_stackvars *sv, char **elf, int n, const char *func
 	}
 	kw_stackvars_sort(sv);
 	return 0;
-}
-
-void kwc_default_index(char *buf, size_t n)
-{
-	struct utsname u;
-
-	if (uname(&u) < 0)
-		snprintf(u.release, sizeof(u.release), "unknown");
-	snprintf(buf, n, "/usr/lib/kwatch/stackvars/%s", u.release);
 }
 
 static void resolve_usage(void)
@@ -154,7 +144,7 @@ int kwc_resolve(int argc, char **argv)
 		r = from_elf(&sv, elf, nelf, argv[optind]);
 	} else {
 		if (!index[0])
-			kwc_default_index(index, sizeof(index));
+			kw_stackvars_default_path(index, sizeof(index));
 		r = kw_stackvars_load(&sv, index, err, sizeof(err));
 		if (r < 0)
 			fprintf(stderr, "kwatchctl: %s%s\n", err,

@@ -29,8 +29,6 @@ struct kw_stackvars;
  * argv[0] the command. */
 int kwc_resolve(int argc, char **argv);
 int kwc_stackvars(int argc, char **argv);
-/* /usr/lib/kwatch/stackvars/RELEASE, for the running kernel. */
-void kwc_default_index(char *buf, size_t n);
 
 /* Add the stack variables of ELF file @path's functions (only those named
  * @func, unless it is NULL), from its DWARF (dwarfvars.c).  0, or -errno
