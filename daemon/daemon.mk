@@ -98,10 +98,10 @@ $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c daemon
 UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars
 
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
-KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg
+KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg fuzz_stackvars
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c daemon/util.c \
-	daemon/journal.c daemon/event.c
+	daemon/journal.c daemon/event.c daemon/stackvars.c
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(KWD_FUZZ_CONFIG) $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_CONFIG) $(KWD_LIBS)
@@ -113,6 +113,10 @@ KWD_FUZZ_KMSG := daemon/kmsg.c daemon/pstore.c daemon/log.c daemon/util.c
 $(B)/fuzz/fuzz_kmsg: tests/fuzz/fuzz_kmsg.c $(KWD_FUZZ_KMSG) $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_KMSG) $(KWD_LIBS)
+KWD_FUZZ_STACKVARS := daemon/stackvars.c daemon/util.c
+$(B)/fuzz/fuzz_stackvars: tests/fuzz/fuzz_stackvars.c $(KWD_FUZZ_STACKVARS) $(KWD_HDRS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_STACKVARS) $(KWD_LIBS)
 $(B)/unit/kwatchd/fuzz_smoke: tests/fuzz/fuzz-smoke.sh $(addprefix $(B)/fuzz/,$(KWD_FUZZ))
 	@mkdir -p $(@D)
 	sed 's|@FUZZDIR@|$(CURDIR)/$(B)/fuzz|; s|@CORPUS@|$(CURDIR)/tests/fuzz/corpus|' $< >$@

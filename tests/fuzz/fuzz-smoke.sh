@@ -6,7 +6,7 @@ FUZZDIR=@FUZZDIR@
 CORPUS=@CORPUS@
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for h in fuzz_config fuzz_event fuzz_kmsg fuzz_kfuzztest; do
+for h in fuzz_config fuzz_event fuzz_kmsg fuzz_kfuzztest fuzz_stackvars; do
 	seeds=$CORPUS/${h#fuzz_}
 	mkdir -p "$work/$h"
 	[ -d "$seeds" ] && cp -r "$seeds"/. "$work/$h/" 2>/dev/null || true
