@@ -134,7 +134,8 @@ UNIT_TESTS += $(B)/unit/kwatchd/unit_verify
 # with kwatchctl built with ASan/UBSan for it.
 $(B)/unit/kwatchd/kwatchctl-san: $(KWCTL_SRCS) $(KWCTL_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $(KWCTL_SRCS) $(KWD_LIBS)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Idaemon -o $@ $(KWCTL_SRCS) \
+		$(KWD_LIBS) $(LIBDW_LIBS)
 $(B)/unit/kwatchd/kwatchctl_read: tests/unit/kwatchd/kwatchctl-read.sh \
 		tests/unit/kwatchd/kwatchctl-events.ndjson $(B)/unit/kwatchd/kwatchctl-san
 	@mkdir -p $(@D)
