@@ -187,7 +187,7 @@ const char *kw_read_regular_error(int r)
 {
 	switch (r) {
 	case -EMLINK:
-		return "a symlink: configuration files are read only as regular files";
+		return "a symlink: read only as a regular file, never through a link";
 	case -EBADFD:
 		return "not a regular file";
 	case -EFBIG:
