@@ -104,13 +104,19 @@ int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
 	}
 	if (w->variable[0] && !w->resolved)
 		return -EINVAL;
+	if (w->variable[0] || w->canary) {
+		struct kw_svar_watch sw = {
+			.canary = !w->variable[0], .cfa_off = w->cfa_off, .len = w->local_len,
+		};
+
+		if (kw_strlcpy(sw.func, w->function, sizeof(sw.func)) < 0)
+			return -ENAMETOOLONG;
+		return kw_svar_line(&sw, w->depth, buf, n);
+	}
 	if (w->depth)
 		snprintf(depth, sizeof(depth), " dp=%u", w->depth);
-	if (w->variable[0])
-		snprintf(local, sizeof(local), " co=%ld wl=%u", w->cfa_off, w->local_len);
-	else if (!w->canary)
-		snprintf(local, sizeof(local), " so=%lu wl=%u", w->local_offset, w->local_len);
-	return kw_fit(snprintf(buf, n, "fn=%s%s%s", w->function, depth, local), n);
+	return kw_fit(snprintf(buf, n, "fn=%s%s so=%lu wl=%u", w->function, depth,
+			       w->local_offset, w->local_len), n);
 }
 
 void ksw_vars_free(struct ksw_vars *vars)

@@ -257,47 +257,72 @@ static void add_function(struct walk *wk, Dwarf_Die *fn)
 	add_scope(wk, fn);
 }
 
-/* The function(s) named @func: its ELF symbols, each looked up in the CU
- * that covers its address (.debug_aranges), not the whole file. */
-static void add_named(struct walk *wk, const char *func)
+/* The next function symbol named @func after index *@i: its address, or 0
+ * when there is none left.  Start with *@i = 0. */
+static GElf_Addr next_func_sym(Dwfl_Module *mod, const char *func, int *i)
 {
-	int i, n = dwfl_module_getsymtab(wk->mod);
+	int n = dwfl_module_getsymtab(mod);
 
-	for (i = 1; i < n && !wk->err; i++) {
-		Dwarf_Addr bias, entry;
-		Dwarf_Die *cu, c;
+	while (++*i < n) {
 		GElf_Addr addr;
 		GElf_Sym s;
-		const char *name = dwfl_module_getsym_info(wk->mod, i, &s, &addr, NULL, NULL, NULL);
-
-		if (!name || GELF_ST_TYPE(s.st_info) != STT_FUNC || strcmp(name, func) != 0)
-			continue;
-		cu = dwfl_module_addrdie(wk->mod, addr, &bias);
-		if (!cu || dwarf_child(cu, &c) != 0)
-			continue;
-		wk->bias = bias;
-		do {
-			if (dwarf_tag(&c) == DW_TAG_subprogram && dwarf_entrypc(&c, &entry) == 0 &&
-			    entry + bias == addr)
-				add_function(wk, &c);
-		} while (!wk->err && dwarf_siblingof(&c, &c) == 0);
-	}
-}
-
-/* The entry of the first function symbol named @func, or 0. */
-static GElf_Addr func_addr(Dwfl_Module *mod, const char *func)
-{
-	int i, n = dwfl_module_getsymtab(mod);
-
-	for (i = 1; i < n; i++) {
-		GElf_Addr addr;
-		GElf_Sym s;
-		const char *name = dwfl_module_getsym_info(mod, i, &s, &addr, NULL, NULL, NULL);
+		const char *name = dwfl_module_getsym_info(mod, *i, &s, &addr, NULL, NULL, NULL);
 
 		if (name && GELF_ST_TYPE(s.st_info) == STT_FUNC && strcmp(name, func) == 0)
 			return addr;
 	}
 	return 0;
+}
+
+/* The functions of one CU: all of them, or the one entered at @entry. */
+static void add_cu(struct walk *wk, Dwarf_Die *cu, Dwarf_Addr entry)
+{
+	Dwarf_Addr pc;
+	Dwarf_Die c;
+
+	if (dwarf_child(cu, &c) != 0)
+		return;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_subprogram &&
+		    (!entry || (dwarf_entrypc(&c, &pc) == 0 && pc + wk->bias == entry)))
+			add_function(wk, &c);
+	} while (!wk->err && dwarf_siblingof(&c, &c) == 0);
+}
+
+/* The function(s) named @func: its ELF symbols, each looked up in the CU
+ * that covers its address (.debug_aranges), not the whole file. */
+static void add_named(struct walk *wk, const char *func)
+{
+	GElf_Addr addr;
+	Dwarf_Die *cu;
+	int i = 0;
+
+	while (!wk->err && (addr = next_func_sym(wk->mod, func, &i))) {
+		cu = dwfl_module_addrdie(wk->mod, addr, &wk->bias);
+		if (cu)
+			add_cu(wk, cu, addr);
+	}
+}
+
+/* Report @path alone to a new offline session; NULL with @err set if it
+ * cannot be read. */
+static Dwfl *open_offline(const char *path, Dwfl_Module **mod, char *err, size_t errlen)
+{
+	Dwfl *dwfl = dwfl_begin(&offline_callbacks);
+
+	if (!dwfl) {
+		snprintf(err, errlen, "libdw: %s", dwfl_errmsg(-1));
+		return NULL;
+	}
+	dwfl_report_begin(dwfl);
+	*mod = dwfl_report_offline(dwfl, path, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (!*mod) {
+		snprintf(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	return dwfl;
 }
 
 /* The CFA rule at @pc: %rsp + *dist, or -EOPNOTSUPP; *end is where the row
@@ -336,20 +361,13 @@ int kwc_dwarf_sp_dist(const char *path, const char *func, unsigned long off, lon
 	GElf_Addr addr;
 	long next;
 	Dwfl *dwfl;
-	int r;
+	int r, i = 0;
 
-	dwfl = dwfl_begin(&offline_callbacks);
+	dwfl = open_offline(path, &mod, err, errlen);
 	if (!dwfl)
-		return snprintf(err, errlen, "libdw: %s", dwfl_errmsg(-1)), -ENOMEM;
-	dwfl_report_begin(dwfl);
-	mod = dwfl_report_offline(dwfl, path, path, -1);
-	dwfl_report_end(dwfl, NULL, NULL);
+		return -ENOENT;
 	r = -ENOENT;
-	if (!mod) {
-		snprintf(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
-		goto out;
-	}
-	addr = func_addr(mod, func);
+	addr = next_func_sym(mod, func, &i);
 	if (!addr) {
 		snprintf(err, errlen, "%s: no function %s", path, func);
 		goto out;
@@ -390,21 +408,13 @@ int kwc_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars 
 			size_t errlen)
 {
 	struct walk wk = { .sv = sv };
-	Dwarf_Die *cu = NULL, c;
+	Dwarf_Die *cu = NULL;
 	Dwfl *dwfl;
 	int r = 0;
 
-	dwfl = dwfl_begin(&offline_callbacks);
+	dwfl = open_offline(path, &wk.mod, err, errlen);
 	if (!dwfl)
-		return snprintf(err, errlen, "libdw: %s", dwfl_errmsg(-1)), -ENOMEM;
-	dwfl_report_begin(dwfl);
-	wk.mod = dwfl_report_offline(dwfl, path, path, -1);
-	dwfl_report_end(dwfl, NULL, NULL);
-	if (!wk.mod) {
-		snprintf(err, errlen, "%s: %s", path, dwfl_errmsg(-1));
-		r = -ENOENT;
-		goto out;
-	}
+		return -ENOENT;
 	if (!dwfl_module_getdwarf(wk.mod, &wk.bias)) {
 		snprintf(err, errlen, "%s: no DWARF debug information (%s)", path, dwfl_errmsg(-1));
 		r = -ENODATA;
@@ -412,14 +422,8 @@ int kwc_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars 
 	}
 	if (func)
 		add_named(&wk, func);
-	while (!func && !wk.err && (cu = dwfl_module_nextcu(wk.mod, cu, &wk.bias))) {
-		if (dwarf_child(cu, &c) != 0)
-			continue;
-		do {
-			if (dwarf_tag(&c) == DW_TAG_subprogram)
-				add_function(&wk, &c);
-		} while (!wk.err && dwarf_siblingof(&c, &c) == 0);
-	}
+	while (!func && !wk.err && (cu = dwfl_module_nextcu(wk.mod, cu, &wk.bias)))
+		add_cu(&wk, cu, 0);
 	r = wk.err;
 	if (r < 0)
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));

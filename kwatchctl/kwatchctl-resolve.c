@@ -84,6 +84,21 @@ static int v4_line(const char *elf, const struct kw_svar_watch *w, unsigned long
 	return kw_fit(snprintf(buf, n, "%.400s+0x%lx%s%s", w->func, at, dp, var), n);
 }
 
+/* -OPT's number: 0 to @max, decimal or 0x hex; says so on stderr if not. */
+static int number_arg(char opt, const char *what, const char *arg, unsigned long max,
+		      unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(arg, &end, 0);
+	if (errno || *end || !*arg || *v > max) {
+		fprintf(stderr, "kwatchctl: -%c: want %s 0..%#lx, got '%s'\n", opt, what, max, arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int kwc_resolve(int argc, char **argv)
 {
 	char *elf[MAX_ELF], index[256] = "", err[512], line[1024];
@@ -94,7 +109,7 @@ int kwc_resolve(int argc, char **argv)
 	double t0, t1, t2;
 	bool verbose = false, has_at = false;
 	int opt, nelf = 0, r;
-	char *end;
+	unsigned long num;
 
 	optind = 0;	/* glibc: start a new scan (with permutation) */
 	while ((opt = getopt(argc, argv, "e:x:d:a:vh")) != -1) {
@@ -110,20 +125,13 @@ int kwc_resolve(int argc, char **argv)
 			snprintf(index, sizeof(index), "%s", optarg);
 			break;
 		case 'd':
-			errno = 0;
-			depth = strtoul(optarg, &end, 0);
-			if (errno || *end || !*optarg || depth > 65535) {
-				fprintf(stderr, "kwatchctl: -d: want a depth 0..65535, got '%s'\n", optarg);
+			if (number_arg('d', "a depth", optarg, 65535, &num) < 0)
 				return 2;
-			}
+			depth = num;
 			break;
 		case 'a':
-			errno = 0;
-			at = strtoul(optarg, &end, 0);
-			if (errno || *end || !*optarg || at > 0xffff) {
-				fprintf(stderr, "kwatchctl: -a: want an offset 0..0xffff, got '%s'\n", optarg);
+			if (number_arg('a', "an offset", optarg, 0xffff, &at) < 0)
 				return 2;
-			}
 			has_at = true;
 			break;
 		case 'v':
