@@ -82,20 +82,54 @@ static void client_free(struct client *c)
 
 static void push_ack_arm(struct client *c);
 
-/* What the push target has read: the bytes still in the socket (SIOCOUTQ:
- * its buffers, so never less than the bytes) or in the FIFO (FIONREAD).
- * A character device cannot say: what was written counts as read. */
+/**
+ * server_push_unread() - the bytes a push target has not read yet
+ * @fd: the connection
+ * @mode: S_IFSOCK or S_IFIFO (anything else cannot say)
+ * @unread: set to the count
+ *
+ * A socket's is SIOCOUTQ (its buffers, so never less than the bytes), a
+ * FIFO's FIONREAD.  A unix stream peer that closes frees what it had not
+ * read, and SIOCOUTQ drops to 0 as if it had read it all; but it marks
+ * this end hung up first, so a hang-up seen after the count voids it.
+ *
+ * Return: 0, -EPIPE when the peer is gone (the count says nothing then),
+ * -EOPNOTSUPP when @mode cannot say, or another -errno.
+ */
+int server_push_unread(int fd, mode_t mode, int *unread)
+{
+	struct pollfd pfd = { .fd = fd, .events = 0 };
+	int r;
+
+	*unread = 0;
+	if (mode == S_IFSOCK)
+		r = ioctl(fd, SIOCOUTQ, unread);
+	else if (mode == S_IFIFO)
+		r = ioctl(fd, FIONREAD, unread);
+	else
+		return -EOPNOTSUPP;
+	if (r < 0)
+		return neg_errno();
+	if (mode == S_IFSOCK && poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLHUP | POLLERR)))
+		return -EPIPE;
+	return 0;
+}
+
+/* What the push target has read leaves the window.  A character device
+ * cannot say: what was written counts as read.  A peer gone acks
+ * nothing: push_io() sends the window again. */
 static void push_ack(struct client *c)
 {
-	int unread = 0, r = -1;
+	int unread = 0, r;
 
 	if (c->fd < 0)
 		return;
-	if (c->srv->push_mode == S_IFSOCK)
-		r = ioctl(c->fd, SIOCOUTQ, &unread);
-	else if (c->srv->push_mode == S_IFIFO)
-		r = ioctl(c->fd, FIONREAD, &unread);
-	cq_ack(&c->q, r == 0 && unread > 0 ? (uint64_t)unread : 0);
+	r = server_push_unread(c->fd, c->srv->push_mode, &unread);
+	if (r == -EOPNOTSUPP)
+		unread = 0;
+	else if (r < 0)
+		return;
+	cq_ack(&c->q, unread > 0 ? (uint64_t)unread : 0);
 }
 
 /* Write what the queue holds until EAGAIN; -errno if the peer is gone. */

@@ -141,4 +141,8 @@ void server_subscribe(struct client *c, uint64_t types);
 void server_flush(struct server *srv, int timeout_ms);
 uint64_t server_dropped(const struct server *srv);
 
+/* The bytes a push target has not read (SIOCOUTQ or FIONREAD);
+ * -EPIPE when it is gone, whatever the count said. */
+int server_push_unread(int fd, mode_t mode, int *unread);
+
 #endif

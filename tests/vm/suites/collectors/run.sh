@@ -145,17 +145,19 @@ restart_mid_stream() {
 	st=$(kwatchctl status -r | grep -o '"push":{[^}]*}')
 	stop_collector "$name"
 	echo "$st"
-	events_of bench | sed -n 's/.*"seq":\([0-9]*\),.*/\1/p' | sort -n >/tmp/want-seqs
-	grep '"type":"bench"' $OUT/$name.ndjson | sed -n 's/.*"seq":\([0-9]*\),.*/\1/p' | sort -n >/tmp/got-seqs-all
-	sort -nu /tmp/got-seqs-all >/tmp/got-seqs
+	# comm(1) wants the order sort(1) gives without -n.
+	events_of bench | sed -n 's/.*"seq":\([0-9]*\),.*/\1/p' | sort >/tmp/want-seqs
+	grep '"type":"bench"' $OUT/$name.ndjson | sed -n 's/.*"seq":\([0-9]*\),.*/\1/p' | sort >/tmp/got-seqs-all
+	sort -u /tmp/got-seqs-all >/tmp/got-seqs
 	dup=$(($(wc -l </tmp/got-seqs-all) - $(wc -l </tmp/got-seqs)))
 	# Seqs a lost record that reached the collector stands for.
 	grep '"type":"lost"' $OUT/$name.ndjson |
 		sed -n 's/.*"first_seq":\([0-9]*\),"last_seq":\([0-9]*\),.*/\1 \2/p' |
-		while read -r a b; do [ "$a" -gt 0 ] && seq "$a" "$b"; done | sort -n >/tmp/lost-seqs
+		while read -r a b; do [ "$a" -gt 0 ] && seq "$a" "$b"; done | sort >/tmp/lost-seqs
 	missing=$(comm -23 /tmp/want-seqs /tmp/got-seqs | comm -23 - /tmp/lost-seqs | wc -l)
 	echo "kwatch-bench: $name restarted mid-stream: $(wc -l </tmp/want-seqs) bench events sent, $(wc -l </tmp/got-seqs) arrived, $(wc -l </tmp/lost-seqs) announced lost, $dup arrived twice (sent again), $missing missing unannounced"
-	expect_eq "$name: bench events missing and not announced as lost" "$missing" 0
+	expect_eq "$name: bench events missing and not announced as lost" "$missing" 0 ||
+		{ echo "missing: $(comm -23 /tmp/want-seqs /tmp/got-seqs | comm -23 - /tmp/lost-seqs | sort -n | head -n 10 | tr '\n' ' ')"; return 1; }
 }
 t_syslog_ng_restarted_mid_stream() { restart_mid_stream syslog-ng; }
 t_rsyslog_restarted_mid_stream() { restart_mid_stream rsyslog; }
