@@ -46,6 +46,7 @@ void kw_settings_default(struct kw_settings *s)
 	strcpy(s->crash_dir, "/var/lib/kwatchd/crashes");
 	s->keep_crashes = KW_KEEP_CRASHES_DEFAULT;
 	strcpy(s->pstore, "/sys/fs/pstore /var/lib/systemd/pstore");
+	strcpy(s->pmsg, "/dev/pmsg0");
 }
 
 /* State shared by the inih handlers: the first error wins. */
@@ -313,7 +314,13 @@ static int settings_handler(void *user, const char *section, const char *key, co
 		}
 		if (strcmp(key, "pstore") == 0)
 			return parse_dirs(ps, key, v, s->pstore, sizeof(s->pstore));
-		if (strcmp(key, "kmsg_path") == 0)
+		if (strcmp(key, "pmsg") == 0 && strcmp(v, "no") == 0) {
+			s->pmsg[0] = '\0';
+			return 1;
+		}
+		if (strcmp(key, "pmsg") == 0)
+			dst = s->pmsg;
+		else if (strcmp(key, "kmsg_path") == 0)
 			dst = s->kmsg_path;
 		else if (strcmp(key, "kallsyms") == 0)
 			dst = s->kallsyms;

@@ -122,6 +122,7 @@ struct kw_settings {
 	char crash_dir[PATH_MAX];
 	unsigned int keep_crashes;	/* blobs kept per target in crash_dir; 0: all */
 	char pstore[PATH_MAX];		/* directories, space-separated; "": off */
+	char pmsg[PATH_MAX];		/* pstore's pmsg device; "": no spool batches */
 };
 
 #define KW_KEEP_CRASHES_DEFAULT 1000

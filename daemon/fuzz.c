@@ -72,6 +72,8 @@ static void on_recover(const struct spool_result *res, void *ud)
 	char path[PATH_MAX * 2];
 
 	result_event(d, z, res);
+	if (res->state != SPOOL_INTERRUPTED)
+		return;		/* it ran, in a batch the daemon left */
 	/* At start-up (the first apply), the daemon may have died in this
 	 * blob's write (a GPF or BUG in the target kills the writer): the
 	 * report, read after recovery, is tied to it.  Only one such blob can
@@ -267,6 +269,74 @@ static void finished(struct fuzz_rt *z, const struct spool_result *res)
 		prune(z);
 }
 
+/* A batch: claimed with one sync, each blob written in turn (its BPF
+ * records and any report read while it is the blob in flight), then all
+ * moved on with one more; a batch whose moves failed is finished first.
+ * *unfit counts queue entries that are no blob, for replay_one(). */
+static int run_batch(struct fuzz_rt *z, unsigned int *unfit)
+{
+	struct spool_batch *b = z->batch;
+	char path[PATH_MAX * 2];
+	struct kwd *d = z->d;
+	bool deferred = false;
+	unsigned int i;
+	int r;
+
+	*unfit = 0;
+	if (!b->n) {
+		r = spool_batch_claim(&z->spool, b, SPOOL_BATCH_MAX, unfit);
+		if (r < 0)
+			return r;
+		if (!b->n)
+			return -ENOENT;
+		for (i = 0; i < b->n; i++) {
+			bool ours;
+
+			snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir,
+				 spool_dir_name[SPOOL_INFLIGHT], b->name[i]);
+			kwd_tie(d, z->file.fuzz.target, b->name[i], path);
+			r = spool_batch_exec(&z->spool, b, i, &ours);
+			kwbpf_poll(d);
+			crash_drain(d);
+			kwd_untie(d);
+			if (r < 0 && ours) {
+				/* Not the blob's fault: it and the rest go back
+				 * to the queue, retried later. */
+				deferred_event(d, z, b->name[i], r);
+				deferred = true;
+				break;
+			}
+		}
+	}
+	r = spool_batch_finish(&z->spool, b);
+	if (r < 0)
+		return r;	/* what ran is kept; finished on the next try */
+	for (i = 0; i < b->ran; i++)
+		finished(z, &b->res[i]);
+	b->n = 0;
+	return deferred ? -EAGAIN : 0;
+}
+
+static void timer_result(struct fuzz_rt *z, int r)
+{
+	if (r == -ENOENT) {
+		unstall(z);
+		return;		/* empty: wait for inotify */
+	}
+	if (r == -EAGAIN) {
+		schedule(z, 1000000);
+		return;
+	}
+	if (r < 0) {
+		stall(z, r);
+		schedule(z, 1000000);
+		return;
+	}
+	z->deferred = 0;
+	unstall(z);
+	schedule(z, 0);
+}
+
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct fuzz_rt *z = userdata;
@@ -284,6 +354,24 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 		}
 		z->unfinished = false;
 		finished(z, &z->res);
+	}
+	if (z->batch) {
+		unsigned int unfit;
+		struct spool_result res;
+
+		r = run_batch(z, &unfit);
+		/* An entry that is no blob: refused the way one at a time
+		 * refuses it (the smallest name first). */
+		if ((r == 0 || r == -ENOENT) && unfit) {
+			int r1 = replay_one(z, &res);
+
+			if (r1 == 0)
+				finished(z, &res);
+			if (r1 != -ENOENT)
+				r = r1;
+		}
+		timer_result(z, r);
+		return 0;
 	}
 	for (i = 0; i < batch; i++) {
 		struct spool_result res;
@@ -341,6 +429,7 @@ static void rt_free(struct fuzz_rt *z)
 	sd_event_source_disable_unref(z->inotify);
 	sd_event_source_disable_unref(z->timer);
 	spool_close(&z->spool);
+	free(z->batch);
 	free(z);
 }
 
@@ -381,6 +470,7 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 	struct fuzz_rt *z, **tmp;
 	gid_t group = (gid_t)-1;
 	const char *inside;
+	char *pmsg = NULL;
 	void *ud[2];
 	int r;
 
@@ -418,9 +508,24 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 	}
 	ud[0] = d;
 	ud[1] = z;
-	r = spool_recover(&z->spool, d->ectx.boot_id, on_recover, ud);
+	/* At start-up, pmsg says which blob of a batch a kernel crash
+	 * stopped in. */
+	if (!d->applies && d->set.pmsg[0])
+		pmsg = spool_pmsg_read(d->set.pstore);
+	r = spool_recover_pmsg(&z->spool, d->ectx.boot_id, pmsg, on_recover, ud);
+	free(pmsg);
 	if (r < 0)
 		goto fail;
+	if (d->set.pmsg[0] && !f->fuzz.rate) {
+		z->batch = calloc(1, sizeof(*z->batch));
+		r = z->batch ? spool_batch_enable(&z->spool, d->set.pmsg) : -ENOMEM;
+		if (r < 0) {
+			log_full_errno(LOG_INFO, r, "fuzz %s: %s: %m; a blob at a time, each with its own syncs",
+				       f->fuzz.target, d->set.pmsg);
+			free(z->batch);
+			z->batch = NULL;
+		}
+	}
 	prune(z);
 	r = sd_event_add_time_relative(d->ev, &z->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, z);
 	if (r < 0)

@@ -244,6 +244,7 @@ static void reload_settings(struct kwd *d)
 	PENDING(kallsyms);
 	PENDING(crash_dir);
 	PENDING(pstore);
+	PENDING(pmsg);
 #undef PENDING
 	if (!keys[0])
 		return;

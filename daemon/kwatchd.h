@@ -27,6 +27,7 @@ struct fuzz_rt {
 	unsigned int deferred;		/* replays put back in a row (our fault) */
 	bool unfinished;		/* res ran, but its move or record failed */
 	struct spool_result res;
+	struct spool_batch *batch;	/* NULL: a blob at a time */
 	bool stalled;			/* a spool failure was reported; cleared on success */
 	uint64_t stalls, pruned;
 	unsigned int since_prune;	/* results since the last prune */

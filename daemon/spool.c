@@ -9,6 +9,7 @@
 
 #include "keep.h"
 #include "spool.h"
+#include "spool-int.h"
 #include "util.h"
 
 const char *const spool_dir_name[_SPOOL_STATE_MAX] = {
@@ -25,6 +26,8 @@ int spool_open_group(struct spool *s, const char *dir, const char *input, unsign
 	int i, r;
 
 	memset(s, 0, sizeof(*s));
+	s->prog_fd = -1;
+	s->pmsg_fd = -1;
 	why[0] = '\0';
 	for (i = 0; i < _SPOOL_STATE_MAX; i++)
 		s->fd[i] = -1;
@@ -84,6 +87,13 @@ void spool_close(struct spool *s)
 {
 	int i;
 
+	if (s->prog_fd >= 0)
+		close(s->prog_fd);
+	if (s->pmsg_fd >= 0)
+		close(s->pmsg_fd);
+	s->prog_fd = -1;
+	s->pmsg_fd = -1;
+
 	for (i = 0; i < _SPOOL_STATE_MAX; i++) {
 		if (s->fd[i] >= 0)
 			close(s->fd[i]);
@@ -91,12 +101,13 @@ void spool_close(struct spool *s)
 	}
 }
 
-/* Move NAME from state a to state b, under a free name in b; fsync both. */
-static int move(struct spool *s, const char *name, enum spool_state a, enum spool_state b,
-		char *final, size_t n)
+/* Move NAME from state a to state b, under a free name in b; fsync both
+ * when @sync (a batch syncs the file system once, after all its moves). */
+int spool_move(struct spool *s, const char *name, enum spool_state a, enum spool_state b,
+	       char *final, size_t n, bool sync)
 {
 	char dst[NAME_MAX + 1];
-	int i, r;
+	int i, r = 0;
 
 	snprintf(dst, sizeof(dst), "%s", name);
 	for (i = 1;; i++) {
@@ -106,22 +117,30 @@ static int move(struct spool *s, const char *name, enum spool_state a, enum spoo
 			return neg_errno();
 		snprintf(dst, sizeof(dst), "%.240s.%d", name, i);
 	}
-	r = kw_fsync_dirfd(s->fd[b]);
-	if (r == 0 && a != b)
-		r = kw_fsync_dirfd(s->fd[a]);
+	if (sync) {
+		r = kw_fsync_dirfd(s->fd[b]);
+		if (r == 0 && a != b)
+			r = kw_fsync_dirfd(s->fd[a]);
+	}
 	if (final)
 		snprintf(final, n, "%s", dst);
 	s->count[b]++;
 	return r;
 }
 
-static bool blob_name(const struct dirent *de)
+static int move(struct spool *s, const char *name, enum spool_state a, enum spool_state b,
+		char *final, size_t n)
+{
+	return spool_move(s, name, a, b, final, n, true);
+}
+
+bool spool_blob_name(const struct dirent *de)
 {
 	return de->d_name[0] != '.' && (de->d_type == DT_REG || de->d_type == DT_UNKNOWN);
 }
 
 /* The spool's own directories in its root, and temporary (dot) names. */
-static bool not_queued(const char *name)
+bool spool_not_queued(const char *name)
 {
 	int i;
 
@@ -134,7 +153,7 @@ static bool not_queued(const char *name)
 }
 
 /* Why an entry of the queue is no blob, NULL if it is one. */
-static const char *unfit_reason(mode_t m)
+const char *spool_unfit_reason(mode_t m)
 {
 	if (S_ISREG(m))
 		return NULL;
@@ -162,7 +181,7 @@ static int is_regular(int dirfd, const char *name)
  * A fresh directory stream over state directory @st (its own fd, so that
  * the spool's fd keeps its offset).  NULL with *err set on failure.
  */
-static DIR *spool_opendir(struct spool *s, enum spool_state st, int *err)
+DIR *spool_opendir(struct spool *s, enum spool_state st, int *err)
 {
 	DIR *d;
 	int fd;
@@ -183,6 +202,13 @@ static DIR *spool_opendir(struct spool *s, enum spool_state st, int *err)
 int spool_recover(struct spool *s, const char *boot_id,
 		  void (*cb)(const struct spool_result *, void *), void *ud)
 {
+	return spool_recover_pmsg(s, boot_id, NULL, cb, ud);
+}
+
+int spool_recover_pmsg(struct spool *s, const char *boot_id, const char *pmsg,
+		       void (*cb)(const struct spool_result *, void *), void *ud)
+{
+	bool prev_boot;
 	_cleanup_free_ char *last = NULL;
 	char stamp[PATH_MAX + 8];
 	struct dirent *de;
@@ -194,6 +220,13 @@ int spool_recover(struct spool *s, const char *boot_id,
 	if (kw_read_file(stamp, 64, &last, NULL) < 0 && !(last = strdup("")))
 		return -ENOMEM;
 	last[strcspn(last, "\n")] = '\0';
+	/* Claimed after the last recovery, by the daemon it started. */
+	prev_boot = boot_id && last[0] && strcmp(last, boot_id) != 0;
+	/* A batch's blobs that ran move on, those that never ran are queued
+	 * again: what is left is the blob in flight, or what nothing tells. */
+	r = spool_batch_recover(s, prev_boot, pmsg, cb, ud);
+	if (r < 0)
+		return r;
 	d = spool_opendir(s, SPOOL_INFLIGHT, &err);
 	if (!d)
 		return err;
@@ -201,13 +234,12 @@ int spool_recover(struct spool *s, const char *boot_id,
 		struct spool_result res = { .state = SPOOL_INTERRUPTED };
 		struct stat st;
 
-		if (!blob_name(de))
+		if (!spool_blob_name(de))
 			continue;
 		snprintf(res.name, sizeof(res.name), "%s", de->d_name);
 		if (fstatat(s->fd[SPOOL_INFLIGHT], de->d_name, &st, 0) == 0)
 			res.size = st.st_size;
-		/* Claimed after the last recovery, by the daemon it started. */
-		res.prev_boot = boot_id && last[0] && strcmp(last, boot_id) != 0;
+		res.prev_boot = prev_boot;
 		r = move(s, de->d_name, SPOOL_INFLIGHT, SPOOL_INTERRUPTED, res.final_name,
 			 sizeof(res.final_name));
 		if (r < 0)
@@ -234,14 +266,14 @@ int spool_next(struct spool *s, char *name, size_t n, const char **unfit)
 	if (!d)
 		return err;
 	while ((de = readdir(d))) {
-		if (not_queued(de->d_name))
+		if (spool_not_queued(de->d_name))
 			continue;
 		if (best[0] && strcmp(de->d_name, best) >= 0)
 			continue;
 		if (fstatat(s->fd[SPOOL_QUEUED], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;	/* gone meanwhile */
 		snprintf(best, sizeof(best), "%s", de->d_name);
-		why = unfit_reason(st.st_mode);
+		why = spool_unfit_reason(st.st_mode);
 	}
 	closedir(d);
 	if (!best[0])
@@ -308,8 +340,9 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 		*ours = false;
 		return -EFBIG;
 	}
-	/* The write may take the kernel down: the blob must outlive it. */
-	if (fsync(bfd) < 0)
+	/* The write may take the kernel down: the blob must outlive it (a
+	 * batch synced the file system after claiming it). */
+	if (!s->synced && fsync(bfd) < 0)
 		return neg_errno();
 	buf = malloc(st.st_size ? st.st_size : 1);
 	if (!buf)
@@ -342,7 +375,7 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 }
 
 /* rejected/FINAL.errno: "ERRNO strerror[: why]". */
-static int write_errno(struct spool *s, const char *final, int err, const char *why)
+int spool_write_errno(struct spool *s, const char *final, int err, const char *why, bool sync)
 {
 	char ename[NAME_MAX + 1], text[160];
 	int len, r;
@@ -351,9 +384,14 @@ static int write_errno(struct spool *s, const char *final, int err, const char *
 	len = snprintf(text, sizeof(text), "%d %s%s%s\n", -err, strerror(-err), why ? ": " : "",
 		       why ? why : "");
 	r = kw_write_file_at(s->fd[SPOOL_REJECTED], ename, text, len);
-	if (r == 0)
+	if (r == 0 && sync)
 		r = kw_fsync_dirfd(s->fd[SPOOL_REJECTED]);
 	return r;
+}
+
+static int write_errno(struct spool *s, const char *final, int err, const char *why)
+{
+	return spool_write_errno(s, final, err, why, true);
 }
 
 int spool_finish(struct spool *s, const char *name, int result, struct spool_result *ret)
@@ -452,7 +490,7 @@ int spool_created(struct spool *s, const char *name, struct spool_result *ret)
 	struct stat st;
 	int r;
 
-	if (not_queued(name))
+	if (spool_not_queued(name))
 		return 0;
 	if (fstatat(s->fd[SPOOL_QUEUED], name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : neg_errno();
@@ -504,7 +542,7 @@ long spool_count(struct spool *s, enum spool_state st)
 		return err;
 	while ((de = readdir(d))) {
 		if (st == SPOOL_QUEUED) {
-			n += !not_queued(de->d_name) && is_regular(s->fd[st], de->d_name) == 1;
+			n += !spool_not_queued(de->d_name) && is_regular(s->fd[st], de->d_name) == 1;
 			continue;
 		}
 		/* Set aside, whatever it is (rejected/ holds non-blobs too). */

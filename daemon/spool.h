@@ -52,7 +52,12 @@ struct spool {
 	int fd[_SPOOL_STATE_MAX];	/* directory fds */
 	unsigned int repeat;
 	uint64_t count[_SPOOL_STATE_MAX];	/* moves into each state since open */
+	/* Batches (spool_batch_enable()): inflight/.progress, and the pmsg
+	 * device that outlives a kernel crash; -1 when not batching. */
+	int prog_fd, pmsg_fd;
+	bool synced;			/* the blobs claimed are on disk already */
 };
+
 
 struct spool_result {
 	char name[NAME_MAX + 1];
@@ -63,6 +68,28 @@ struct spool_result {
 	bool prev_boot;			/* INTERRUPTED: claimed in an earlier boot */
 	char why[96];			/* REJECTED unread: why it is no blob */
 	bool moved;			/* in its final directory (finish) */
+};
+
+/* Batches: up to SPOOL_BATCH_MAX blobs claimed with one sync of the file
+ * system, written one by one, and moved on with one more.  Which blob is
+ * in flight is recorded without a sync: in inflight/.progress (the page
+ * cache outlives the daemon) and in pstore's pmsg (ramoops memory
+ * outlives the kernel), each record naming the batch, so that recovery
+ * sets aside the blob in flight, moves on those that ran and queues again
+ * those that never did: the guarantees of one blob at a time. */
+#define SPOOL_BATCH_MAX 64
+#define SPOOL_PROGRESS ".progress"
+#define SPOOL_PMSG_TAG "kwatchd-spool"
+
+struct spool_batch {
+	uint64_t id;			/* random, in every record of it */
+	unsigned int n;			/* claimed */
+	unsigned int ran;		/* written to the kernel (results known) */
+	unsigned int moved;		/* moved on by spool_batch_finish() */
+	char name[SPOOL_BATCH_MAX][NAME_MAX + 1];
+	int result[SPOOL_BATCH_MAX];
+	size_t size[SPOOL_BATCH_MAX];
+	struct spool_result res[SPOOL_BATCH_MAX];	/* of the moved */
 };
 
 int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat);
@@ -78,6 +105,10 @@ void spool_close(struct spool *s);
  * boot_id (NULL: not known) is this boot's, kept in <dir>/.boot. */
 int spool_recover(struct spool *s, const char *boot_id,
 		  void (*cb)(const struct spool_result *, void *), void *ud);
+/* The same, with the previous boot's pmsg text (spool_pmsg_read(); NULL:
+ * none), which tells which blob of a batch the kernel died in. */
+int spool_recover_pmsg(struct spool *s, const char *boot_id, const char *pmsg,
+		       void (*cb)(const struct spool_result *, void *), void *ud);
 
 /* Smallest queued entry name, -ENOENT when there is none.  *unfit is NULL
  * for a blob, else why the entry can never be replayed (for spool_refuse). */
@@ -107,6 +138,25 @@ int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigne
 /* next + claim + exec + finish: -ENOENT when the spool is empty; a
  * failure of the daemon's own puts the blob back and is returned. */
 int spool_step(struct spool *s, struct spool_result *ret);
+/* Batch the spool from now on: @pmsg is the pmsg device (/dev/pmsg0).
+ * -errno (and no batches) when it or inflight/.progress cannot be opened. */
+int spool_batch_enable(struct spool *s, const char *pmsg);
+/* Claim up to @max (<= SPOOL_BATCH_MAX) queued blobs, smallest names
+ * first, in one scan of the queue and one sync: 0 and b->n claimed, or
+ * -errno.  *unfit counts entries that are no blob (spool_next() and
+ * spool_refuse() handle those). */
+int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
+		      unsigned int *unfit);
+/* Blob i of the batch goes to the kernel now: recorded, then written. */
+int spool_batch_exec(struct spool *s, struct spool_batch *b, unsigned int i, bool *ours);
+/* Move what ran to done/ or rejected/, what did not back to the queue,
+ * and sync once.  On failure call it again: it goes on from where it
+ * stopped.  b->res[0..ran) then say where each went. */
+int spool_batch_finish(struct spool *s, struct spool_batch *b);
+/* The previous boot's pmsg text (pstore), for spool_recover(); NULL if
+ * none.  malloc'ed. */
+char *spool_pmsg_read(const char *pstore_dirs);
+
 /* Count the files in a state's directory (status). */
 long spool_count(struct spool *s, enum spool_state st);
 

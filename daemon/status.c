@@ -70,6 +70,7 @@ json_object *kwd_status(struct kwd *d)
 		kw_event_add_bool(o, "stalled", z->stalled);
 		kw_event_add_u64(o, "pruned", z->pruned);
 		kw_event_add_u64(o, "keep", z->file.fuzz.keep);
+		kw_event_add_u64(o, "batch", z->batch ? SPOOL_BATCH_MAX : 1);
 		json_object_array_add(spools, o);
 	}
 	json_object_object_add(st, "files", files);

@@ -39,8 +39,9 @@ KWATCHCTL=${KWATCH_KWATCHCTL:-$KWATCH_TOP/build/daemon/kwatchctl}
 # than the default 128 KiB.
 # memmap/ramoops: 1 MiB at 768 MiB that the kernel leaves alone and QEMU
 # keeps across a reset: pstore's ramoops backend keeps a panic's log there
-# for the next boot (records of 64 KiB: a whole report and what led to it).
-PSTORE_ARGS="memmap=1M\$0x30000000 ramoops.mem_address=0x30000000 ramoops.mem_size=0x100000 ramoops.record_size=0x10000"
+# for the next boot (records of 64 KiB: a whole report and what led to it),
+# and 64 KiB of pmsg, where kwatchd's spool records the blob in flight.
+PSTORE_ARGS="memmap=1M\$0x30000000 ramoops.mem_address=0x30000000 ramoops.mem_size=0x100000 ramoops.record_size=0x10000 ramoops.pmsg_size=0x10000"
 CMDLINE_BASE="root=/dev/vda rw console=ttyS0,115200 panic=-1 kasan_multi_shot log_buf_len=8M net.ifnames=0 idle=halt $PSTORE_ARGS ${KWATCH_CMDLINE:-}"
 
 [ -f "$KERNEL" ] || die "no kernel at $KERNEL: run 'make kernel'"

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -487,6 +489,200 @@ static void prune_keeps_the_newest(void **state)
 	spool_close(&s);
 }
 
+/* A batch: one scan claims the smallest names (an entry that is no blob
+ * counted, left to the one-at-a-time refusal), each is written in turn,
+ * and all move on; the pmsg stand-in gets a start and a verdict line per
+ * blob, and nothing of the batch is left in inflight/. */
+static void batch_replays_in_order(void **state)
+{
+	char dir[256], input[256], pmsg[256], sub[300], *got = NULL;
+	struct spool_batch *b = calloc(1, sizeof(*b));
+	unsigned int unfit, i;
+	struct spool s;
+	bool ours;
+
+	(void)state;
+	assert_non_null(b);
+	snprintf(dir, sizeof(dir), "%s/spool/batch", root);
+	snprintf(input, sizeof(input), "%s/input", root);
+	snprintf(pmsg, sizeof(pmsg), "%s/pmsg", root);
+	fclose(fopen(input, "w"));
+	fclose(fopen(pmsg, "w"));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	assert_int_equal(spool_recover(&s, "boot-a", NULL, NULL), 0);
+	assert_int_equal(spool_batch_enable(&s, pmsg), 0);
+	put(dir, "c", "3");
+	put(dir, "a", "1");
+	put(dir, "b", "2");
+	snprintf(sub, sizeof(sub), "%s/0dir", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	assert_int_equal(spool_batch_claim(&s, b, 2, &unfit), 0);
+	assert_int_equal(b->n, 2);
+	assert_int_equal(unfit, 1);
+	assert_string_equal(b->name[0], "a");
+	assert_string_equal(b->name[1], "b");
+	assert_true(exists(dir, "inflight", "a") && exists(dir, "inflight", "b"));
+	for (i = 0; i < b->n; i++)
+		assert_int_equal(spool_batch_exec(&s, b, i, &ours), 0);
+	assert_int_equal(kw_read_file(input, 100, &got, NULL), 0);
+	assert_string_equal(got, "2");
+	free(got);
+	assert_int_equal(spool_batch_finish(&s, b), 0);
+	assert_int_equal(b->res[0].state, SPOOL_DONE);
+	assert_string_equal(b->res[1].final_name, "b");
+	assert_int_equal(b->res[1].size, 1);
+	assert_true(exists(dir, "done", "a") && exists(dir, "done", "b"));
+	assert_int_equal(spool_count(&s, SPOOL_INFLIGHT), 0);
+	assert_int_equal(kw_read_file(pmsg, 4096, &got, NULL), 0);
+	assert_non_null(strstr(got, " 0 start\n"));
+	assert_non_null(strstr(got, " 1 = 0\n"));
+	free(got);
+	/* The rest: c, and the directory still queued for its refusal. */
+	assert_int_equal(spool_batch_claim(&s, b, SPOOL_BATCH_MAX, &unfit), 0);
+	assert_int_equal(b->n, 1);
+	assert_string_equal(b->name[0], "c");
+	assert_int_equal(spool_batch_exec(&s, b, 0, &ours), 0);
+	assert_int_equal(spool_batch_finish(&s, b), 0);
+	assert_int_equal(spool_batch_claim(&s, b, SPOOL_BATCH_MAX, &unfit), 0);
+	assert_int_equal(b->n, 0);
+	assert_int_equal(unfit, 1);
+	spool_close(&s);
+	free(b);
+}
+
+/* A daemon that claims five blobs, writes a (done) and b (its input
+ * missing: rejected), and is killed in c's write (a FIFO nobody reads:
+ * the open blocks, as a hanging target's would). */
+static void batch_killed_in_write(const char *dir, const char *pmsg)
+{
+	char input[256], fifo[256], missing[256], text[512];
+	const char *names[] = { "a", "b", "c", "d", "e" };
+	unsigned int i;
+	pid_t pid;
+	int status;
+
+	snprintf(input, sizeof(input), "%s/input", root);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", root);
+	snprintf(missing, sizeof(missing), "%s/missing/input", root);
+	fclose(fopen(input, "w"));
+	fclose(fopen(pmsg, "w"));
+	if (access(fifo, F_OK) != 0)
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct spool_batch *b = calloc(1, sizeof(*b));
+		unsigned int unfit;
+		struct spool s;
+		bool ours;
+
+		if (!b || spool_open(&s, dir, input, 1) < 0 ||
+		    spool_recover(&s, "boot-a", NULL, NULL) < 0 ||
+		    spool_batch_enable(&s, pmsg) < 0)
+			_exit(1);
+		for (i = 0; i < 5; i++)
+			put(dir, names[i], names[i]);
+		if (spool_batch_claim(&s, b, SPOOL_BATCH_MAX, &unfit) < 0 || b->n != 5)
+			_exit(2);
+		if (spool_batch_exec(&s, b, 0, &ours) != 0)
+			_exit(3);
+		snprintf(s.input, sizeof(s.input), "%s", missing);
+		if (spool_batch_exec(&s, b, 1, &ours) != -ENOENT || ours)
+			_exit(4);
+		snprintf(s.input, sizeof(s.input), "%s", fifo);
+		spool_batch_exec(&s, b, 2, &ours);
+		_exit(5);
+	}
+	/* Killed once c's start is recorded and it sits in the open. */
+	for (i = 0; i < 500; i++) {
+		int fd = open(pmsg, O_RDONLY);
+		ssize_t n = fd >= 0 ? read(fd, text, sizeof(text) - 1) : -1;
+
+		if (fd >= 0)
+			close(fd);
+		text[n > 0 ? n : 0] = '\0';
+		if (strstr(text, " 2 start\n"))
+			break;
+		assert_int_equal(waitpid(pid, &status, WNOHANG), 0);
+		usleep(10000);
+	}
+	assert_non_null(strstr(text, " 1 = -2\n"));
+	usleep(100000);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+}
+
+struct recovered {
+	unsigned int n;
+	struct spool_result res[8];
+};
+
+static void on_recovered_all(const struct spool_result *res, void *ud)
+{
+	struct recovered *r = ud;
+
+	if (r->n < 8)
+		r->res[r->n++] = *res;
+}
+
+/* Daemon killed (the same boot: .progress from the page cache) and kernel
+ * crashed (the next boot: the pmsg lines): what ran moves on with its
+ * verdict, the blob in flight is set aside, the rest is queued again. */
+static void batch_recovered_after_kill_and_crash(void **state)
+{
+	const char *boot[] = { "boot-a", "boot-b" };
+	char dir[256], pmsg[256], input[256], *text = NULL;
+	struct recovered rec;
+	struct spool s;
+	unsigned int k;
+
+	(void)state;
+	snprintf(pmsg, sizeof(pmsg), "%s/pmsg", root);
+	snprintf(input, sizeof(input), "%s/input", root);
+	for (k = 0; k < 2; k++) {
+		snprintf(dir, sizeof(dir), "%s/spool/kill%u", root, k);
+		batch_killed_in_write(dir, pmsg);
+		if (k == 1)
+			assert_int_equal(kw_read_file(pmsg, 1 << 16, &text, NULL), 0);
+		memset(&rec, 0, sizeof(rec));
+		assert_int_equal(spool_open(&s, dir, input, 1), 0);
+		assert_int_equal(spool_recover_pmsg(&s, boot[k], text, on_recovered_all, &rec), 0);
+		free(text);
+		text = NULL;
+		assert_int_equal(rec.n, 3);
+		assert_string_equal(rec.res[0].name, "a");
+		assert_int_equal(rec.res[0].state, SPOOL_DONE);
+		assert_string_equal(rec.res[1].name, "b");
+		assert_int_equal(rec.res[1].state, SPOOL_REJECTED);
+		assert_int_equal(rec.res[1].err, -ENOENT);
+		assert_true(exists(dir, "rejected", "b.errno"));
+		assert_string_equal(rec.res[2].name, "c");
+		assert_int_equal(rec.res[2].state, SPOOL_INTERRUPTED);
+		assert_int_equal(rec.res[2].prev_boot, k == 1);
+		assert_true(exists(dir, ".", "d") && exists(dir, ".", "e"));
+		assert_int_equal(spool_count(&s, SPOOL_INFLIGHT), 0);
+		/* Recovered once: a second start finds nothing to do. */
+		memset(&rec, 0, sizeof(rec));
+		assert_int_equal(spool_recover_pmsg(&s, boot[k], NULL, on_recovered_all, &rec), 0);
+		assert_int_equal(rec.n, 0);
+		spool_close(&s);
+	}
+	/* The next boot without the pmsg lines: nothing tells what ran, so
+	 * the whole batch is set aside, none of it replayed. */
+	snprintf(dir, sizeof(dir), "%s/spool/nopmsg", root);
+	batch_killed_in_write(dir, pmsg);
+	memset(&rec, 0, sizeof(rec));
+	assert_int_equal(spool_open(&s, dir, input, 1), 0);
+	assert_int_equal(spool_recover_pmsg(&s, "boot-b", "unrelated\n", on_recovered_all, &rec),
+			 0);
+	assert_int_equal(rec.n, 5);
+	for (k = 0; k < 5; k++)
+		assert_int_equal(rec.res[k].state, SPOOL_INTERRUPTED);
+	assert_int_equal(spool_count(&s, SPOOL_QUEUED), 0);
+	spool_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -509,6 +705,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(recovery_sets_inflight_aside, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(recovery_knows_the_boot, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(batch_replays_in_order, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(batch_recovered_after_kill_and_crash, tmpdir_setup,
 						tmpdir_teardown),
 	};
 

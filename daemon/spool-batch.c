@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Spool batches: the per-blob fsyncs of spool.c amortised over up to
+ * SPOOL_BATCH_MAX blobs, with what each blob's life records made cheap
+ * enough to do per blob (spool.h says why it is as safe).
+ *
+ * inflight/.progress holds the batch: its id, the names claimed, and per
+ * blob a state (claimed, started, finished) and the kernel's verdict.  The
+ * header is synced with the claims; the states are plain pwrite()s, which
+ * the page cache keeps when the daemon dies.  Each state change is also a
+ * line in pmsg, "kwatchd-spool ID I start" and "kwatchd-spool ID I = R",
+ * which ramoops keeps when the kernel dies, for the next boot. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "spool.h"
+#include "spool-int.h"
+#include "util.h"
+
+#define PROGRESS_MAGIC "KWSPOOL1"
+#define PMSG_READ_MAX (1 << 20)
+
+enum entry_state {
+	ENTRY_CLAIMED,
+	ENTRY_STARTED,		/* given to the kernel, no verdict yet */
+	ENTRY_FINISHED,
+};
+
+struct progress_entry {
+	int32_t state;
+	int32_t result;
+};
+
+struct progress {
+	char magic[8];
+	uint64_t id;		/* 0: no batch */
+	uint32_t n;
+	uint32_t pad;
+	struct progress_entry e[SPOOL_BATCH_MAX];
+	char name[SPOOL_BATCH_MAX][NAME_MAX + 1];
+};
+
+int spool_batch_enable(struct spool *s, const char *pmsg)
+{
+	int fd, r;
+
+	fd = open(pmsg, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return neg_errno();
+	s->prog_fd = openat(s->fd[SPOOL_INFLIGHT], SPOOL_PROGRESS,
+			    O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (s->prog_fd < 0) {
+		r = neg_errno();
+		close(fd);
+		return r;
+	}
+	/* Its blocks now: a full disk later must not fail its records. */
+	r = -posix_fallocate(s->prog_fd, 0, sizeof(struct progress));
+	if (r < 0) {
+		close(s->prog_fd);
+		s->prog_fd = -1;
+		close(fd);
+		return r;
+	}
+	s->pmsg_fd = fd;
+	return 0;
+}
+
+/* A pwrite() whole, or -errno. */
+static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	ssize_t n = pwrite(fd, buf, len, off);
+
+	if (n < 0)
+		return neg_errno();
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+/* A state change, in the page cache and in pmsg.  Neither is synced: the
+ * one outlives the daemon, the other the kernel. */
+static int record(struct spool *s, const struct spool_batch *b, unsigned int i,
+		  enum entry_state st, int result)
+{
+	struct progress_entry e = { .state = st, .result = result };
+	char line[96];
+	int len, r;
+
+	r = pwrite_all(s->prog_fd, &e, sizeof(e), offsetof(struct progress, e[i]));
+	if (r < 0)
+		return r;
+	if (st == ENTRY_STARTED)
+		len = snprintf(line, sizeof(line), SPOOL_PMSG_TAG " %016" PRIx64 " %u start\n",
+			       b->id, i);
+	else
+		len = snprintf(line, sizeof(line), SPOOL_PMSG_TAG " %016" PRIx64 " %u = %d\n",
+			       b->id, i, result);
+	/* pmsg takes the line whole or fails.  Without the start line a
+	 * crash in this write could not be told from the batch's others:
+	 * the blob is not written then (its caller retries it later). */
+	if (write(s->pmsg_fd, line, len) != len)
+		return errno ? neg_errno() : -EIO;
+	return 0;
+}
+
+/* The @max smallest queued names, sorted, into b->name; *unfit counts
+ * entries that are no blob. */
+static int scan(struct spool *s, struct spool_batch *b, unsigned int max, unsigned int *unfit)
+{
+	struct dirent *de;
+	unsigned int n = 0, j;
+	DIR *d;
+	int err;
+
+	d = spool_opendir(s, SPOOL_QUEUED, &err);
+	if (!d)
+		return err;
+	while ((de = readdir(d))) {
+		unsigned char type = de->d_type;
+
+		if (spool_not_queued(de->d_name) || strlen(de->d_name) > NAME_MAX)
+			continue;
+		if (type == DT_UNKNOWN) {
+			struct stat st;
+
+			if (fstatat(s->fd[SPOOL_QUEUED], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;	/* gone meanwhile */
+			type = S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
+		}
+		if (type != DT_REG) {
+			(*unfit)++;
+			continue;
+		}
+		if (n == max && strcmp(de->d_name, b->name[n - 1]) >= 0)
+			continue;
+		/* Insertion into the sorted few. */
+		j = n < max ? n++ : n - 1;
+		while (j > 0 && strcmp(de->d_name, b->name[j - 1]) < 0) {
+			memcpy(b->name[j], b->name[j - 1], sizeof(b->name[j]));
+			j--;
+		}
+		snprintf(b->name[j], sizeof(b->name[j]), "%s", de->d_name);
+	}
+	closedir(d);
+	b->n = n;
+	return 0;
+}
+
+int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
+		      unsigned int *unfit)
+{
+	_cleanup_free_ struct progress *p = NULL;
+	unsigned int i, n = 0;
+	int r;
+
+	*unfit = 0;
+	b->n = b->ran = b->moved = 0;
+	if (s->prog_fd < 0)
+		return -EINVAL;
+	if (max > SPOOL_BATCH_MAX)
+		max = SPOOL_BATCH_MAX;
+	r = scan(s, b, max, unfit);
+	if (r < 0 || !b->n)
+		return r;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	for (i = 0; i < b->n; i++) {
+		if (renameat2(s->fd[SPOOL_QUEUED], b->name[i], s->fd[SPOOL_INFLIGHT],
+			      b->name[i], RENAME_NOREPLACE) < 0) {
+			if (errno == ENOENT)
+				continue;	/* taken back by its producer */
+			r = neg_errno();
+			break;
+		}
+		if (n != i)
+			memcpy(b->name[n], b->name[i], sizeof(b->name[n]));
+		memcpy(p->name[n], b->name[n], sizeof(p->name[n]));
+		n++;
+	}
+	b->n = n;
+	if (!n)
+		return r;
+	s->count[SPOOL_INFLIGHT] += n;
+	if (getrandom(&b->id, sizeof(b->id), 0) != sizeof(b->id) || !b->id)
+		b->id = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ s->count[SPOOL_INFLIGHT];
+	memcpy(p->magic, PROGRESS_MAGIC, sizeof(p->magic));
+	p->id = b->id;
+	p->n = n;
+	r = pwrite_all(s->prog_fd, p, sizeof(*p), 0);
+	/* One sync for the claims, the blobs' data and the header. */
+	if (r == 0 && syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
+		r = neg_errno();
+	if (r < 0) {
+		/* Not claimed after all: back to the queue, as they were. */
+		for (i = 0; i < n; i++)
+			renameat2(s->fd[SPOOL_INFLIGHT], b->name[i], s->fd[SPOOL_QUEUED],
+				  b->name[i], RENAME_NOREPLACE);
+		b->n = 0;
+	}
+	return r;
+}
+
+int spool_batch_exec(struct spool *s, struct spool_batch *b, unsigned int i, bool *ours)
+{
+	int r;
+
+	*ours = true;
+	if (i >= b->n || i != b->ran)
+		return -EINVAL;
+	r = record(s, b, i, ENTRY_STARTED, 0);
+	if (r < 0)
+		return r;
+	s->synced = true;
+	r = spool_exec(s, b->name[i], &b->size[i], ours);
+	s->synced = false;
+	if (r < 0 && *ours) {
+		/* Never written: claimed again, it goes back to the queue. */
+		record(s, b, i, ENTRY_CLAIMED, 0);
+		return r;
+	}
+	b->result[i] = r;
+	b->ran = i + 1;
+	/* The verdict is known; a failure to record it costs precision
+	 * only (the next start sets this blob aside). */
+	record(s, b, i, ENTRY_FINISHED, r);
+	return r;
+}
+
+/* Blob i ran with @result: to done/ or rejected/ (+ NAME.errno). */
+static int move_ran(struct spool *s, const char *name, int result, struct spool_result *res,
+		    bool sync)
+{
+	enum spool_state st = result < 0 ? SPOOL_REJECTED : SPOOL_DONE;
+	int r = 0;
+
+	if (!res->moved) {
+		size_t size = res->size;
+
+		memset(res, 0, sizeof(*res));
+		snprintf(res->name, sizeof(res->name), "%s", name);
+		res->state = st;
+		res->err = result < 0 ? result : 0;
+		res->size = size;
+		r = spool_move(s, name, SPOOL_INFLIGHT, st, res->final_name,
+			       sizeof(res->final_name), sync);
+		if (r < 0 && !res->final_name[0])
+			return r;
+		res->moved = true;
+	}
+	if (r == 0 && st == SPOOL_REJECTED)
+		r = spool_write_errno(s, res->final_name, result, NULL, sync);
+	return r;
+}
+
+int spool_batch_finish(struct spool *s, struct spool_batch *b)
+{
+	static const struct progress_entry none;
+	uint64_t zero = 0;
+	int r;
+
+	for (; b->moved < b->n; b->moved++) {
+		unsigned int i = b->moved;
+
+		if (i < b->ran) {
+			if (!b->res[i].moved)
+				b->res[i].size = b->size[i];
+			r = move_ran(s, b->name[i], b->result[i], &b->res[i], false);
+		} else {
+			/* Never written: queued again, under its own name. */
+			r = spool_move(s, b->name[i], SPOOL_INFLIGHT, SPOOL_QUEUED, NULL, 0,
+				       false);
+			if (r == -ENOENT)
+				r = 0;
+		}
+		if (r < 0)
+			return r;
+	}
+	if (syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
+		return neg_errno();
+	/* Nothing of the batch is left in inflight/; its record goes. */
+	if (pwrite(s->prog_fd, &zero, sizeof(zero), offsetof(struct progress, id)) < 0 ||
+	    pwrite(s->prog_fd, &none, sizeof(none), offsetof(struct progress, e[0])) < 0)
+		return 0;	/* harmless: recovery finds none of its names */
+	return 0;
+}
+
+/* Batch @id's states as the previous boot's pmsg lines left them; false
+ * when pmsg has no line of it. */
+static bool pmsg_states(const char *pmsg, uint64_t id, struct progress *p)
+{
+	char tag[64];
+	const char *l;
+	bool any = false;
+	size_t tl;
+
+	if (!pmsg)
+		return false;
+	tl = snprintf(tag, sizeof(tag), SPOOL_PMSG_TAG " %016" PRIx64 " ", id);
+	for (l = pmsg; (l = strstr(l, tag)); l += tl) {
+		unsigned int i;
+		int result, n = 0;
+
+		if (l != pmsg && l[-1] != '\n')
+			continue;
+		if (sscanf(l + tl, "%u = %d%n", &i, &result, &n) == 2 && n && i < p->n) {
+			p->e[i].state = ENTRY_FINISHED;
+			p->e[i].result = result;
+			any = true;
+		} else if (sscanf(l + tl, "%u start%n", &i, &n) == 1 && n && i < p->n) {
+			if (p->e[i].state != ENTRY_FINISHED)
+				p->e[i].state = ENTRY_STARTED;
+			any = true;
+		}
+	}
+	return any;
+}
+
+int spool_batch_recover(struct spool *s, bool prev_boot, const char *pmsg,
+			void (*cb)(const struct spool_result *, void *), void *ud)
+{
+	_cleanup_free_ struct progress *p = NULL;
+	_cleanup_close_ int fd = -1;
+	unsigned int i;
+	int r = 0;
+
+	fd = openat(s->fd[SPOOL_INFLIGHT], SPOOL_PROGRESS,
+		    O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : neg_errno();
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	if (pread(fd, p, sizeof(*p), 0) != sizeof(*p) ||
+	    memcmp(p->magic, PROGRESS_MAGIC, sizeof(p->magic)) || !p->id)
+		return 0;
+	if (p->n > SPOOL_BATCH_MAX)
+		p->n = SPOOL_BATCH_MAX;
+	if (prev_boot) {
+		/* The file's states may never have reached the disk: only
+		 * pmsg tells, and without it the whole batch is set aside. */
+		memset(p->e, 0, sizeof(p->e));
+		if (!pmsg_states(pmsg, p->id, p))
+			goto forget;
+	}
+	for (i = 0; i < p->n; i++) {
+		struct spool_result res = { 0 };
+		struct stat st;
+
+		p->name[i][NAME_MAX] = '\0';
+		if (!p->name[i][0] || strchr(p->name[i], '/') ||
+		    fstatat(s->fd[SPOOL_INFLIGHT], p->name[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;	/* moved on before the stop */
+		switch (p->e[i].state) {
+		case ENTRY_FINISHED:
+			res.size = st.st_size;
+			r = move_ran(s, p->name[i], p->e[i].result, &res, true);
+			if (r < 0)
+				return r;
+			if (cb)
+				cb(&res, ud);
+			break;
+		case ENTRY_CLAIMED:
+			r = spool_move(s, p->name[i], SPOOL_INFLIGHT, SPOOL_QUEUED, NULL, 0, true);
+			if (r < 0)
+				return r;
+			break;
+		default:
+			break;	/* in flight: the caller sets it aside */
+		}
+	}
+forget:
+	p->id = 0;
+	if (pwrite(fd, &p->id, sizeof(p->id), offsetof(struct progress, id)) < 0)
+		return neg_errno();
+	return 0;
+}
+
+/* Append the pmsg-* records of @dir, and of its subdirectories when
+ * @depth (systemd-pstore's archive keeps records a level down). */
+static void pmsg_collect(const char *dir, int depth, char **out, size_t *len)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[PATH_MAX];
+		char *text = NULL, *grown;
+		size_t n = 0;
+
+		if (de->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name) >= (int)sizeof(path))
+			continue;
+		if (depth && de->d_type == DT_DIR) {
+			pmsg_collect(path, depth - 1, out, len);
+			continue;
+		}
+		if (strncmp(de->d_name, "pmsg-", 5) != 0 ||
+		    kw_read_file(path, PMSG_READ_MAX, &text, &n) < 0)
+			continue;
+		grown = *len + n + 2 <= 4 * PMSG_READ_MAX ? realloc(*out, *len + n + 2) : NULL;
+		if (grown) {
+			*out = grown;
+			memcpy(*out + *len, text, n);
+			*len += n;
+			(*out)[(*len)++] = '\n';
+			(*out)[*len] = '\0';
+		}
+		free(text);
+	}
+	closedir(d);
+}
+
+char *spool_pmsg_read(const char *pstore_dirs)
+{
+	_cleanup_free_ char *dirs = strdup(pstore_dirs ? pstore_dirs : "");
+	char *out = NULL, *save = NULL, *dir;
+	size_t len = 0;
+
+	if (!dirs)
+		return NULL;
+	for (dir = strtok_r(dirs, " ", &save); dir; dir = strtok_r(NULL, " ", &save))
+		pmsg_collect(dir, 1, &out, &len);
+	return out;
+}
