@@ -162,6 +162,7 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 
 	*unfit = 0;
 	b->n = b->ran = b->moved = 0;
+	memset(b->res, 0, sizeof(b->res));
 	if (s->prog_fd < 0)
 		return -EINVAL;
 	if (max > SPOOL_BATCH_MAX)

@@ -15,7 +15,8 @@
  * Each move is a rename followed by an fsync of both directories, and a
  * blob's data is fsynced before it is written to the kernel, so after a
  * daemon kill or a kernel crash a blob is in exactly one place, whole:
- * never lost, and never replayed twice without a record.  <dir>/.boot
+ * never lost, and never replayed twice without a record.  Batches
+ * (spool-batch.c, below) keep the same promises at a sync per batch.  <dir>/.boot
  * holds the boot id of the last recovery, so that recovery tells a blob
  * claimed in an earlier boot (the kernel died in its write) from one of
  * this boot (the daemon died).  The blob is written to

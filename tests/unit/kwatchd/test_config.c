@@ -290,6 +290,15 @@ static void settings(void **state)
 	assert_int_equal(kw_settings_parse("[capture]\ncrash_dir = rel\n", &s, &line, reason,
 					   sizeof(reason)), -EINVAL);
 	assert_int_equal(s.ringbuf_kib, 8);	/* unchanged on error */
+	/* pmsg: the spool's batches; "no" for a blob at a time. */
+	assert_string_equal(s.pmsg, "/dev/pmsg0");
+	assert_int_equal(kw_settings_parse("[capture]\npmsg = pmsg0\n", &s, &line, reason,
+					   sizeof(reason)), -EINVAL);
+	assert_non_null(strstr(reason, "not an absolute path"));
+	assert_string_equal(s.pmsg, "/dev/pmsg0");
+	assert_int_equal(kw_settings_parse("[capture]\npmsg = no\n", &s, &line, reason,
+					   sizeof(reason)), 0);
+	assert_string_equal(s.pmsg, "");
 }
 
 /* /proc/kstackwatch's read-back must be the line written, not a longer

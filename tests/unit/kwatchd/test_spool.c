@@ -543,6 +543,10 @@ static void batch_replays_in_order(void **state)
 	assert_string_equal(b->name[0], "c");
 	assert_int_equal(spool_batch_exec(&s, b, 0, &ours), 0);
 	assert_int_equal(spool_batch_finish(&s, b), 0);
+	/* Its own result, not the last batch's first. */
+	assert_string_equal(b->res[0].name, "c");
+	assert_true(exists(dir, "done", "c"));
+	assert_int_equal(spool_count(&s, SPOOL_INFLIGHT), 0);
 	assert_int_equal(spool_batch_claim(&s, b, SPOOL_BATCH_MAX, &unfit), 0);
 	assert_int_equal(b->n, 0);
 	assert_int_equal(unfit, 1);
