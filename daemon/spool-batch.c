@@ -84,29 +84,42 @@ static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-/* A state change, in the page cache and in pmsg.  Neither is synced: the
- * one outlives the daemon, the other the kernel. */
-static int record(struct spool *s, const struct spool_batch *b, unsigned int i,
-		  enum entry_state st, int result)
+/*
+ * Entry i's new state, in the page cache and in pmsg, neither synced: the
+ * one outlives the daemon, the other the kernel.  A verdict waits for the
+ * next blob's start and goes with it, one pwrite() and one pmsg write for
+ * the two (a daemon killed between them sets the blob that ran aside).
+ */
+static int record(struct spool *s, struct spool_batch *b, unsigned int i, enum entry_state st)
 {
-	struct progress_entry e = { .state = st, .result = result };
-	char line[96];
-	int len, r;
+	struct progress_entry e[2];
+	unsigned int first = i, n = 0;
+	char line[192];
+	int len = 0, r;
 
-	r = pwrite_all(s->prog_fd, &e, sizeof(e), offsetof(struct progress, e[i]));
+	if (b->unrecorded && st == ENTRY_STARTED && i > 0) {
+		first = i - 1;
+		e[n++] = (struct progress_entry){ ENTRY_FINISHED, b->result[i - 1] };
+		len = snprintf(line, sizeof(line), SPOOL_PMSG_TAG " %016" PRIx64 " %u = %d\n",
+			       b->id, i - 1, b->result[i - 1]);
+	}
+	e[n++] = (struct progress_entry){ st, st == ENTRY_FINISHED ? b->result[i] : 0 };
+	len += snprintf(line + len, sizeof(line) - len, SPOOL_PMSG_TAG " %016" PRIx64 " %u ",
+			b->id, i);
+	if (st == ENTRY_FINISHED)
+		len += snprintf(line + len, sizeof(line) - len, "= %d\n", b->result[i]);
+	else
+		len += snprintf(line + len, sizeof(line) - len, "%s\n",
+				st == ENTRY_STARTED ? "start" : "claimed");
+	r = pwrite_all(s->prog_fd, e, n * sizeof(e[0]), offsetof(struct progress, e[first]));
 	if (r < 0)
 		return r;
-	if (st == ENTRY_STARTED)
-		len = snprintf(line, sizeof(line), SPOOL_PMSG_TAG " %016" PRIx64 " %u start\n",
-			       b->id, i);
-	else
-		len = snprintf(line, sizeof(line), SPOOL_PMSG_TAG " %016" PRIx64 " %u = %d\n",
-			       b->id, i, result);
-	/* pmsg takes the line whole or fails.  Without the start line a
+	/* pmsg takes the lines whole or fails.  Without the start line a
 	 * crash in this write could not be told from the batch's others:
 	 * the blob is not written then (its caller retries it later). */
 	if (write(s->pmsg_fd, line, len) != len)
 		return errno ? neg_errno() : -EIO;
+	b->unrecorded = false;
 	return 0;
 }
 
@@ -162,7 +175,9 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 
 	*unfit = 0;
 	b->n = b->ran = b->moved = 0;
+	b->unrecorded = false;
 	memset(b->res, 0, sizeof(b->res));
+	spool_input_close(s);
 	if (s->prog_fd < 0)
 		return -EINVAL;
 	if (max > SPOOL_BATCH_MAX)
@@ -216,7 +231,7 @@ int spool_batch_exec(struct spool *s, struct spool_batch *b, unsigned int i, boo
 	*ours = true;
 	if (i >= b->n || i != b->ran)
 		return -EINVAL;
-	r = record(s, b, i, ENTRY_STARTED, 0);
+	r = record(s, b, i, ENTRY_STARTED);
 	if (r < 0)
 		return r;
 	s->synced = true;
@@ -224,14 +239,12 @@ int spool_batch_exec(struct spool *s, struct spool_batch *b, unsigned int i, boo
 	s->synced = false;
 	if (r < 0 && *ours) {
 		/* Never written: claimed again, it goes back to the queue. */
-		record(s, b, i, ENTRY_CLAIMED, 0);
+		record(s, b, i, ENTRY_CLAIMED);
 		return r;
 	}
 	b->result[i] = r;
 	b->ran = i + 1;
-	/* The verdict is known; a failure to record it costs precision
-	 * only (the next start sets this blob aside). */
-	record(s, b, i, ENTRY_FINISHED, r);
+	b->unrecorded = true;	/* with the next start, or the finish */
 	return r;
 }
 
@@ -267,6 +280,11 @@ int spool_batch_finish(struct spool *s, struct spool_batch *b)
 	uint64_t zero = 0;
 	int r;
 
+	spool_input_close(s);
+	/* The last verdict; a failure costs precision only (recovery would
+	 * set that blob aside, not replay it). */
+	if (b->unrecorded)
+		record(s, b, b->ran - 1, ENTRY_FINISHED);
 	for (; b->moved < b->n; b->moved++) {
 		unsigned int i = b->moved;
 
@@ -311,15 +329,18 @@ static bool pmsg_states(const char *pmsg, uint64_t id, struct progress *p)
 
 		if (l != pmsg && l[-1] != '\n')
 			continue;
+		/* In the order written: the last line of a blob says. */
 		if (sscanf(l + tl, "%u = %d%n", &i, &result, &n) == 2 && n && i < p->n) {
 			p->e[i].state = ENTRY_FINISHED;
 			p->e[i].result = result;
-			any = true;
 		} else if (sscanf(l + tl, "%u start%n", &i, &n) == 1 && n && i < p->n) {
-			if (p->e[i].state != ENTRY_FINISHED)
-				p->e[i].state = ENTRY_STARTED;
-			any = true;
+			p->e[i].state = ENTRY_STARTED;
+		} else if (sscanf(l + tl, "%u claimed%n", &i, &n) == 1 && n && i < p->n) {
+			p->e[i].state = ENTRY_CLAIMED;
+		} else {
+			continue;
 		}
+		any = true;
 	}
 	return any;
 }

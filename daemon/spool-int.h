@@ -17,6 +17,8 @@ const char *spool_unfit_reason(mode_t m);
 DIR *spool_opendir(struct spool *s, enum spool_state st, int *err);
 int spool_move(struct spool *s, const char *name, enum spool_state a, enum spool_state b,
 	       char *final, size_t n, bool sync);
+/* Close the input a batch kept open. */
+void spool_input_close(struct spool *s);
 int spool_write_errno(struct spool *s, const char *final, int err, const char *why, bool sync);
 /* Settle what inflight/.progress and the previous boot's pmsg say about
  * the last batch: what ran leaves for done/ or rejected/ (cb), what never

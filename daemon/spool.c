@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "keep.h"
@@ -28,6 +30,7 @@ int spool_open_group(struct spool *s, const char *dir, const char *input, unsign
 	memset(s, 0, sizeof(*s));
 	s->prog_fd = -1;
 	s->pmsg_fd = -1;
+	s->input_fd = -1;
 	why[0] = '\0';
 	for (i = 0; i < _SPOOL_STATE_MAX; i++)
 		s->fd[i] = -1;
@@ -93,6 +96,7 @@ void spool_close(struct spool *s)
 		close(s->pmsg_fd);
 	s->prog_fd = -1;
 	s->pmsg_fd = -1;
+	spool_input_close(s);
 
 	for (i = 0; i < _SPOOL_STATE_MAX; i++) {
 		if (s->fd[i] >= 0)
@@ -317,6 +321,56 @@ int spool_unclaim(struct spool *s, const char *name)
 	return r;
 }
 
+void spool_input_close(struct spool *s)
+{
+	if (s->input_fd >= 0)
+		close(s->input_fd);
+	s->input_fd = -1;
+	s->input_kept = 0;
+}
+
+/* The input kept open for a batch, opened now if need be; -1 (and
+ * input_kept -1) when it is no debugfs file. */
+static int input_kept_fd(struct spool *s)
+{
+	struct statfs sfs;
+	struct stat st;
+	int fd;
+
+	if (s->input_kept)
+		return s->input_fd;
+	fd = open(s->input, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;	/* kw_write_once() says why */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || fstatfs(fd, &sfs) < 0 ||
+	    sfs.f_type != DEBUGFS_MAGIC) {
+		close(fd);
+		s->input_kept = -1;
+		return -1;
+	}
+	s->input_fd = fd;
+	s->input_kept = 1;
+	return fd;
+}
+
+static int write_input(struct spool *s, const char *buf, size_t len)
+{
+	int fd = s->synced ? input_kept_fd(s) : -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return kw_write_once(s->input, buf, len);
+	n = pwrite(fd, buf, len, 0);
+	if (n < 0 && errno == ESPIPE) {
+		spool_input_close(s);
+		s->input_kept = -1;
+		return kw_write_once(s->input, buf, len);
+	}
+	if (n < 0)
+		return neg_errno();
+	return (size_t)n == len ? 0 : -EIO;
+}
+
 int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -361,7 +415,7 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 	if (ret_size)
 		*ret_size = len;
 	for (i = 0; i < s->repeat; i++) {
-		int r = kw_write_once(s->input, buf, len);
+		int r = write_input(s, buf, len);
 
 		if (r < 0) {
 			/* Opening the input out of descriptors is ours; what

@@ -57,6 +57,11 @@ struct spool {
 	 * device that outlives a kernel crash; -1 when not batching. */
 	int prog_fd, pmsg_fd;
 	bool synced;			/* the blobs claimed are on disk already */
+	/* In a batch, a debugfs input is opened once and written at offset
+	 * 0 for each blob (KFuzzTest takes an input per write and leaves
+	 * the offset alone): 1 kept in input_fd, -1 not a debugfs file (a
+	 * fresh open each time), 0 not known yet. */
+	int input_fd, input_kept;
 };
 
 
@@ -87,6 +92,7 @@ struct spool_batch {
 	unsigned int n;			/* claimed */
 	unsigned int ran;		/* written to the kernel (results known) */
 	unsigned int moved;		/* moved on by spool_batch_finish() */
+	bool unrecorded;		/* the last verdict waits for the next start */
 	char name[SPOOL_BATCH_MAX][NAME_MAX + 1];
 	int result[SPOOL_BATCH_MAX];
 	size_t size[SPOOL_BATCH_MAX];

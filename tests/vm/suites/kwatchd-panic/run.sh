@@ -41,7 +41,7 @@ t_ramoops_ready() {
 # module's crash file (the blob says "null": a store to NULL), fed by the
 # spool with panic_on_oops set.  After it: the events and files.
 t_panic_in_write_paired_after_reboot() {
-	local sp=$SPOOLS/panicky ev
+	local sp=$SPOOLS/panicky ev b
 	if [ -z "${KTAP_AFTER_REBOOT:-}" ]; then
 		# Names of this suite's own: kwatchd-bpf's stand-in left crashy/.
 		rm -rf $SPOOLS/panicky $CRASHES/panicky $KFT/panicky
@@ -53,15 +53,18 @@ t_panic_in_write_paired_after_reboot() {
 		printf '[daemon]\npush = /dev/virtio-ports/org.kwatch.events\n[kernel]\nkfuzztest = %s\n' \
 			$KFT >$CONF/kwatchd.conf
 		systemctl restart kwatchd || fail "restart" || return 1
-		put $CONF/fuzz.d panicky.conf '[fuzz]\ntarget = panicky\n'
-		wait_for 10 test -d $sp/done || { fail "spool not started"; diag; return 1; }
-		echo "$(date +%s.%N)" >$KEEP/t0
-		echo "spool ready; panic_on_oops=1, then the blob"
+		# One batch of five, queued before the spool starts: the target
+		# refuses a1 and a2 (EINVAL), boom panics, z1 and z2 never run.
+		mkdir -p $sp
+		for b in a1 a2 z1 z2; do put $sp $b 'nope\n'; done
+		put $sp boom 'null\n'
 		echo "armed: kstackwatch '$(cat /proc/kstackwatch 2>/dev/null)'," \
 			"dynamic_events '$(cat /sys/kernel/tracing/dynamic_events 2>/dev/null | tr '\n' ' ')'"
 		sysctl -q kernel.panic_on_oops=1
+		echo "$(date +%s.%N)" >$KEEP/t0
+		echo "blobs queued; panic_on_oops=1, then the spool"
 		ktap_reboot_expected || return 1
-		put $sp boom 'null\n'
+		put $CONF/fuzz.d panicky.conf '[fuzz]\ntarget = panicky\n'
 		sleep 60
 		fail "the kernel did not panic"
 		return 1
@@ -98,6 +101,18 @@ t_panic_in_write_paired_after_reboot() {
 	grep -q 'BUG: kernel NULL pointer dereference' $CRASHES/panicky/boom.report ||
 		fail "no oops in the report beside the blob" || return 1
 	echo "record $(echo "$ev" | field record); blob and report in $CRASHES/panicky/"
+	# The batch: what the pmsg lines say ran moved on with its verdict,
+	# once; what never ran was queued again and ran in this boot.
+	grep -rhs '^kwatchd-spool ' /sys/fs/pstore /var/lib/systemd/pstore | tail -n 8
+	grep -rqs '^kwatchd-spool [0-9a-f]* 2 start$' /sys/fs/pstore /var/lib/systemd/pstore ||
+		fail "no pmsg line for the blob in flight" || return 1
+	wait_for 20 test -e $sp/rejected/z2.errno || { fail "z2 not run after the reboot"; diag; return 1; }
+	ls $sp/rejected | xargs
+	for b in a1 a2 z1 z2; do
+		grep -q '^22 ' $sp/rejected/$b.errno || fail "$b: no EINVAL record" || return 1
+	done
+	expect_eq "blobs run twice" "$(ls $sp/rejected $sp/done $sp/interrupted | grep -c '\.1$')" 0 || return 1
+	expect_eq "set aside" "$(ls $sp/interrupted | xargs)" boom
 }
 
 # A restarted daemon does not report the record again.
