@@ -3,6 +3,7 @@
  * replay queued blobs as they arrive (inotify) at the configured rate. */
 #include <errno.h>
 #include <grp.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,6 @@
 #include "util.h"
 
 #define FUZZ_BATCH 64
-#define FUZZ_PRUNE_EVERY 100
 
 static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_result *res)
 {
@@ -236,22 +236,25 @@ static void unstall(struct fuzz_rt *z)
 	kwd_emit(z->d, ev);
 }
 
-/* done/, rejected/ and interrupted/ keep the newest `keep` entries;
- * checked every FUZZ_PRUNE_EVERY results and when the spool starts. */
+/* done/, rejected/ and interrupted/ keep the newest `keep` entries,
+ * pruned back to that when the spool starts and when one may hold a
+ * tenth more (a prune stats every entry: not per result). */
 static void prune(struct fuzz_rt *z)
 {
 	static const enum spool_state kept[] = {
 		SPOOL_DONE, SPOOL_REJECTED, SPOOL_INTERRUPTED,
 	};
-	unsigned int i, removed;
+	unsigned int i, removed, left;
 	int r;
 
-	z->since_prune = 0;
 	if (!z->file.fuzz.keep)
 		return;
 	for (i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
-		r = spool_prune(&z->spool, kept[i], z->file.fuzz.keep, &removed);
+		left = 0;
+		r = spool_prune(&z->spool, kept[i], z->file.fuzz.keep, &removed, &left);
 		z->pruned += removed;
+		/* Unknown after a failure: looked at again on the next result. */
+		z->held[kept[i]] = r < 0 ? UINT_MAX : left;
 		if (r < 0)
 			log_warning_errno(r, "fuzz %s: cannot prune %s/: %m", z->file.fuzz.target,
 					  spool_dir_name[kept[i]]);
@@ -264,8 +267,12 @@ static void prune(struct fuzz_rt *z)
 
 static void finished(struct fuzz_rt *z, const struct spool_result *res)
 {
+	unsigned int keep = z->file.fuzz.keep;
+
 	result_event(z->d, z, res);
-	if (++z->since_prune >= FUZZ_PRUNE_EVERY)
+	if (z->held[res->state] < UINT_MAX)
+		z->held[res->state]++;
+	if (keep && z->held[res->state] > keep + keep / 10)
 		prune(z);
 }
 

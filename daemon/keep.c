@@ -77,7 +77,7 @@ static int list_aged(int dfd, const struct kw_keep_ops *ops, void *ud, struct ke
 }
 
 int kw_keep_newest(int dfd, unsigned int keep, const struct kw_keep_ops *ops, void *ud,
-		   unsigned int *removed)
+		   unsigned int *removed, unsigned int *left)
 {
 	_cleanup_free_ struct kept *v = NULL;
 	size_t n = 0, i;
@@ -85,6 +85,8 @@ int kw_keep_newest(int dfd, unsigned int keep, const struct kw_keep_ops *ops, vo
 
 	*removed = 0;
 	r = list_aged(dfd, ops, ud, &v, &n);
+	if (left)
+		*left = n;
 	if (r < 0 || n <= keep)
 		return r;
 	for (i = 0; i < n - keep; i++) {
@@ -92,6 +94,8 @@ int kw_keep_newest(int dfd, unsigned int keep, const struct kw_keep_ops *ops, vo
 		if (r < 0)
 			return r;
 		*removed += r == 0;
+		if (left)
+			(*left)--;
 	}
 	return 0;
 }
@@ -133,5 +137,5 @@ int kw_keep_newest_blobs(int dfd, unsigned int keep, unsigned int *removed)
 	static const struct kw_keep_ops blobs = { .counts = is_blob, .remove = remove_blob };
 
 	*removed = 0;
-	return keep ? kw_keep_newest(dfd, keep, &blobs, NULL, removed) : 0;
+	return keep ? kw_keep_newest(dfd, keep, &blobs, NULL, removed, NULL) : 0;
 }

@@ -18,9 +18,10 @@ struct kw_keep_ops {
 };
 
 /* In directory dfd keep the @keep newest entries that count, remove the
- * others (oldest first); *removed counts those removed.  0 or -errno. */
+ * others (oldest first); *removed counts those removed, *left (NULL: not
+ * wanted) those that count and stay.  0 or -errno. */
 int kw_keep_newest(int dfd, unsigned int keep, const struct kw_keep_ops *ops, void *ud,
-		   unsigned int *removed);
+		   unsigned int *removed, unsigned int *left);
 
 /* A target's crash directory: the @keep newest blobs stay, the older go
  * with their reports. */

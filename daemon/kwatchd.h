@@ -30,7 +30,9 @@ struct fuzz_rt {
 	struct spool_batch *batch;	/* NULL: a blob at a time */
 	bool stalled;			/* a spool failure was reported; cleared on success */
 	uint64_t stalls, pruned;
-	unsigned int since_prune;	/* results since the last prune */
+	/* Entries each state's directory may hold: those the last prune left
+	 * and the results moved in since (nothing else adds to them). */
+	unsigned int held[_SPOOL_STATE_MAX];
 };
 
 struct kwd {

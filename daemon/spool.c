@@ -514,13 +514,14 @@ static int remove_kept(int dfd, const char *name, void *ud)
 	return 0;
 }
 
-int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigned int *removed)
+int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigned int *removed,
+		unsigned int *left)
 {
 	static const struct kw_keep_ops ops = { .counts = kept_entry, .remove = remove_kept };
 	bool rejected = st == SPOOL_REJECTED;
 
 	/* A move changes the inode's ctime: oldest moved in first. */
-	return kw_keep_newest(s->fd[st], keep, &ops, &rejected, removed);
+	return kw_keep_newest(s->fd[st], keep, &ops, &rejected, removed, left);
 }
 
 int spool_refuse(struct spool *s, const char *name, const char *why, struct spool_result *ret)

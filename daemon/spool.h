@@ -139,8 +139,10 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours);
 int spool_finish(struct spool *s, const char *name, int result, struct spool_result *ret);
 int spool_finish_again(struct spool *s, struct spool_result *ret);
 /* Keep at most @keep entries in a state's directory: the oldest moved in
- * go (with their .errno); *removed says how many. */
-int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigned int *removed);
+ * go (with their .errno); *removed says how many, *left (NULL: not
+ * wanted) how many stay. */
+int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigned int *removed,
+		unsigned int *left);
 
 /* next + claim + exec + finish: -ENOENT when the spool is empty; a
  * failure of the daemon's own puts the blob back and is returned. */

@@ -164,7 +164,9 @@ static void stalls_and_resumes(void **state)
 	free_kwd(d);
 }
 
-/* keep = N: done/ keeps the newest N, checked when the spool starts. */
+/* keep = N: done/ keeps the newest N, pruned back to N once it may hold
+ * N + N/10 (so here after each result past the third), and when the
+ * spool starts. */
 static void keeps_the_newest(void **state)
 {
 	struct kwd *d = new_kwd();
@@ -179,6 +181,8 @@ static void keeps_the_newest(void **state)
 		run_for(d, 100);
 	}
 	assert_int_equal(count("fuzz_exec", NULL), 6);
+	assert_false(in(d, "done", "k2"));
+	assert_true(in(d, "done", "k3"));
 	fuzz_stop_all(d);
 	start(d, "[fuzz]\ntarget = t\nkeep = 3\n");
 	assert_false(in(d, "done", "k2"));

@@ -465,13 +465,13 @@ static void prune_keeps_the_newest(void **state)
 		put(dir, name, "blob");
 		assert_int_equal(spool_step(&s, &res), 0);
 	}
-	assert_int_equal(spool_prune(&s, SPOOL_DONE, 4, &removed), 0);
+	assert_int_equal(spool_prune(&s, SPOOL_DONE, 4, &removed, NULL), 0);
 	assert_int_equal(removed, 6);
 	assert_int_equal(spool_count(&s, SPOOL_DONE), 4);
 	assert_false(exists(dir, "done", "f"));
 	assert_true(exists(dir, "done", "g"));
 	assert_true(exists(dir, "done", "j"));
-	assert_int_equal(spool_prune(&s, SPOOL_DONE, 4, &removed), 0);
+	assert_int_equal(spool_prune(&s, SPOOL_DONE, 4, &removed, NULL), 0);
 	assert_int_equal(removed, 0);
 	spool_close(&s);
 
@@ -481,7 +481,7 @@ static void prune_keeps_the_newest(void **state)
 	put(dir, "r2", "x");
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_int_equal(spool_step(&s, &res), 0);
-	assert_int_equal(spool_prune(&s, SPOOL_REJECTED, 1, &removed), 0);
+	assert_int_equal(spool_prune(&s, SPOOL_REJECTED, 1, &removed, NULL), 0);
 	assert_int_equal(removed, 1);
 	assert_false(exists(dir, "rejected", "r1"));
 	assert_false(exists(dir, "rejected", "r1.errno"));
