@@ -83,7 +83,7 @@ struct spool_result {
  * outlives the kernel), each record naming the batch, so that recovery
  * sets aside the blob in flight, moves on those that ran and queues again
  * those that never did: the guarantees of one blob at a time. */
-#define SPOOL_BATCH_MAX 64
+#define SPOOL_BATCH_MAX 256
 #define SPOOL_PROGRESS ".progress"
 #define SPOOL_PMSG_TAG "kwatchd-spool"
 
