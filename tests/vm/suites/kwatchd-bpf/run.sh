@@ -533,7 +533,7 @@ spool_run() {
 	rm $CONF/fuzz.d/trivial.conf
 	[ ${#f[@]} -ge $n ] || { fail "$caps: ${#f[@]} of $n blobs replayed"; return 1; }
 	RUN_US=$(((t1 - t0) / 1000 / n))
-	echo "$caps: $n blobs in $(((t1 - t0) / 1000000)) ms, $RUN_US us each (batch ${RUN_BATCH:-?})"
+	echo "${caps//$'\n'/, }: $n blobs in $(((t1 - t0) / 1000000)) ms, $RUN_US us each (batch ${RUN_BATCH:-?})"
 }
 
 t_fuzz_cost_attached_vs_detached() {
