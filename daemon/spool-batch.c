@@ -182,6 +182,8 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 		return -EINVAL;
 	if (max > SPOOL_BATCH_MAX)
 		max = SPOOL_BATCH_MAX;
+	if (!max)
+		return 0;
 	r = scan(s, b, max, unfit);
 	if (r < 0 || !b->n)
 		return r;
