@@ -324,24 +324,27 @@ static int run_batch(struct fuzz_rt *z, unsigned int *unfit)
 	return deferred ? -EAGAIN : 0;
 }
 
-static void timer_result(struct fuzz_rt *z, int r)
+/* What a replay step returned: 0 (unstalled, and the next step in
+ * @next_us), -ENOENT (empty: wait for inotify), -EAGAIN (put back by a
+ * failure of ours: again in a second) or a spool failure (stalled). */
+static void timer_result(struct fuzz_rt *z, int r, uint64_t next_us)
 {
 	if (r == -ENOENT) {
 		unstall(z);
-		return;		/* empty: wait for inotify */
+		return;
 	}
 	if (r == -EAGAIN) {
 		schedule(z, 1000000);
 		return;
 	}
+	z->deferred = 0;
 	if (r < 0) {
 		stall(z, r);
 		schedule(z, 1000000);
 		return;
 	}
-	z->deferred = 0;
 	unstall(z);
-	schedule(z, 0);
+	schedule(z, next_us);
 }
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
@@ -377,31 +380,22 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 			if (r1 != -ENOENT)
 				r = r1;
 		}
-		timer_result(z, r);
+		timer_result(z, r, 0);
 		return 0;
 	}
 	for (i = 0; i < batch; i++) {
 		struct spool_result res;
 
 		r = replay_one(z, &res);
-		if (r == -ENOENT) {
-			unstall(z);
-			return 0;	/* empty: wait for inotify */
-		}
-		if (r == -EAGAIN) {
-			schedule(z, 1000000);
+		if (r < 0) {
+			timer_result(z, r, 0);
 			return 0;
 		}
 		z->deferred = 0;
-		if (r < 0) {
-			stall(z, r);
-			schedule(z, 1000000);
-			return 0;
-		}
 		unstall(z);
 		finished(z, &res);
 	}
-	schedule(z, z->file.fuzz.rate ? 1000000 / z->file.fuzz.rate : 0);
+	timer_result(z, 0, z->file.fuzz.rate ? 1000000 / z->file.fuzz.rate : 0);
 	return 0;
 }
 

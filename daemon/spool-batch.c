@@ -254,25 +254,15 @@ int spool_batch_exec(struct spool *s, struct spool_batch *b, unsigned int i, boo
 static int move_ran(struct spool *s, const char *name, int result, struct spool_result *res,
 		    bool sync)
 {
-	enum spool_state st = result < 0 ? SPOOL_REJECTED : SPOOL_DONE;
-	int r = 0;
+	size_t size = res->size;
+	int r;
 
-	if (!res->moved) {
-		size_t size = res->size;
-
-		memset(res, 0, sizeof(*res));
-		snprintf(res->name, sizeof(res->name), "%s", name);
-		res->state = st;
-		res->err = result < 0 ? result : 0;
-		res->size = size;
-		r = spool_move(s, name, SPOOL_INFLIGHT, st, res->final_name,
-			       sizeof(res->final_name), sync);
-		if (r < 0 && !res->final_name[0])
-			return r;
-		res->moved = true;
-	}
-	if (r == 0 && st == SPOOL_REJECTED)
-		r = spool_write_errno(s, res->final_name, result, NULL, sync);
+	/* Moved on an earlier try: only the record of why is left. */
+	if (res->moved)
+		return res->state == SPOOL_REJECTED ?
+		       spool_write_errno(s, res->final_name, result, NULL, sync) : 0;
+	r = spool_finish_sync(s, name, result, res, sync);
+	res->size = size;
 	return r;
 }
 

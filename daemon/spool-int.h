@@ -19,6 +19,9 @@ int spool_move(struct spool *s, const char *name, enum spool_state a, enum spool
 	       char *final, size_t n, bool sync);
 /* Close the input a batch kept open. */
 void spool_input_close(struct spool *s);
+/* spool_finish(), its syncs only when @sync (a batch syncs once). */
+int spool_finish_sync(struct spool *s, const char *name, int result, struct spool_result *ret,
+		      bool sync);
 int spool_write_errno(struct spool *s, const char *final, int err, const char *why, bool sync);
 /* Settle what inflight/.progress and the previous boot's pmsg say about
  * the last batch: what ran leaves for done/ or rejected/ (cb), what never

@@ -448,7 +448,8 @@ static int write_errno(struct spool *s, const char *final, int err, const char *
 	return spool_write_errno(s, final, err, why, true);
 }
 
-int spool_finish(struct spool *s, const char *name, int result, struct spool_result *ret)
+int spool_finish_sync(struct spool *s, const char *name, int result, struct spool_result *ret,
+		      bool sync)
 {
 	enum spool_state st = result < 0 ? SPOOL_REJECTED : SPOOL_DONE;
 	int r;
@@ -457,14 +458,20 @@ int spool_finish(struct spool *s, const char *name, int result, struct spool_res
 	snprintf(ret->name, sizeof(ret->name), "%s", name);
 	ret->state = st;
 	ret->err = result < 0 ? result : 0;
-	r = move(s, name, SPOOL_INFLIGHT, st, ret->final_name, sizeof(ret->final_name));
+	r = spool_move(s, name, SPOOL_INFLIGHT, st, ret->final_name, sizeof(ret->final_name),
+		       sync);
 	if (r < 0 && !ret->final_name[0])
 		return r;
 	/* Moved: only the record of why is left to write. */
 	ret->moved = true;
 	if (r == 0 && st == SPOOL_REJECTED)
-		r = write_errno(s, ret->final_name, result, NULL);
+		r = spool_write_errno(s, ret->final_name, result, NULL, sync);
 	return r;
+}
+
+int spool_finish(struct spool *s, const char *name, int result, struct spool_result *ret)
+{
+	return spool_finish_sync(s, name, result, ret, true);
 }
 
 int spool_finish_again(struct spool *s, struct spool_result *ret)
