@@ -26,7 +26,7 @@ t_no_false_report_after_return() {
 
 # Cost of a call to a watched function vs unwatched, and IPIs per re-point.
 t_bench() {
-	local n=3000 base probes armed i0 a0 d0 i1 a1 d1
+	local n=3000 base probes armed two i0 a0 d0 i1 a1 d1
 	bench() { mark; echo "bench $n" >$KT; since_mark | sed -n 's/.* \([0-9]*\) ns\/call/\1/p' | tail -n1; }
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / (b ? b : 1) }'; }
 	echo >$KSW
@@ -38,8 +38,13 @@ t_bench() {
 	i0=$(stat_of ipis); a0=$(stat_of arms); d0=$(stat_of disarms)
 	armed=$(bench)
 	i1=$(stat_of ipis); a1=$(stat_of arms); d1=$(stat_of disarms)
+	# A second watch on the same frame (depth 0 said outright is another
+	# line): two breakpoints armed and disarmed on each call.
+	echo "$(line_for test4)+0" >>$KSW || fail "cannot add a second watch" || return 1
+	two=$(bench)
 	echo >$KSW
-	[ -n "$base" ] && [ -n "$probes" ] && [ -n "$armed" ] || fail "bench gave no figures" || return 1
+	[ -n "$base" ] && [ -n "$probes" ] && [ -n "$armed" ] && [ -n "$two" ] || fail "bench gave no figures" || return 1
+	echo "kstackwatch-bench: two watches armed each call ${two} ns/call vs one ${armed} ns/call: ratio two/one $(ratio "$two" "$armed") (TCG, one boot)"
 	echo "kstackwatch-bench: unwatched ${base} ns/call, probes only ${probes} ns/call, armed+disarmed each call ${armed} ns/call (TCG)"
 	echo "kstackwatch-bench: ratio armed/unwatched $(ratio "$armed" "$base"), probes/unwatched $(ratio "$probes" "$base"), armed/probes $(ratio "$armed" "$probes") (upstream on hardware: about 83, 23.4 us toggled vs 283 ns probes only, entry+exit)"
 	echo "kstackwatch-bench: $((i1 - i0)) IPIs for $((a1 - a0)) arms + $((d1 - d0)) disarms = $(awk -v i=$((i1 - i0)) -v o=$((a1 - a0 + d1 - d0)) 'BEGIN { printf "%.2f", i / (o ? o : 1) }') IPIs per re-point on $(nproc) CPUs"
@@ -49,13 +54,14 @@ t_cpu_hotplug() {
 	local cpu=/sys/devices/system/cpu/cpu1/online
 	[ -w $cpu ] || { skip "cpu1 cannot be taken offline"; return; }
 	echo "$(line_for test0)" >$KSW || return 1
+	echo "$(line_for test1)" >>$KSW || return 1
 	echo 0 >$cpu || fail "cannot offline cpu1" || return 1
 	echo 1 >$cpu || fail "cannot online cpu1" || return 1
 	mark
-	taskset -c 1 sh -c "echo test0 >$KT"
-	taskset -c 0 sh -c "echo test0 >$KT"
+	taskset -c 1 sh -c "echo test0 >$KT; echo test1 >$KT"
+	taskset -c 0 sh -c "echo test0 >$KT; echo test1 >$KT"
 	echo >$KSW
-	expect_eq "catches on cpu1 and cpu0 after cpu1 went offline and back" "$(reports)" 2
+	expect_eq "catches of two watches on cpu1 and cpu0 after cpu1 went offline and back" "$(reports)" 4
 }
 
 t_no_splat() {
