@@ -49,9 +49,16 @@ static __always_inline void read_data_loc(void *ctx, __u32 loc, char *dst, __u32
 	bpf_probe_read_kernel_str(dst, n, (char *)ctx + (loc & 0xffff));
 }
 
+/* The ksw_catch field a kernel with several watches has: CO-RE finds it
+ * where it is, and bpf_core_field_exists() says whether it is there. */
+struct trace_event_raw_ksw_catch___config {
+	__u32 __data_loc_config;
+} __attribute__((preserve_access_index));
+
 SEC("tp/kstackwatch/ksw_catch")
 int kw_catch(struct trace_event_raw_ksw_catch *ctx)
 {
+	struct trace_event_raw_ksw_catch___config *cfg = (void *)ctx;
 	struct kwb_catch *e = reserve(sizeof(*e), KWB_CATCH);
 
 	if (!e)
@@ -62,6 +69,11 @@ int kw_catch(struct trace_event_raw_ksw_catch *ctx)
 	e->depth = BPF_CORE_READ(ctx, depth);
 	e->watched_pid = BPF_CORE_READ(ctx, pid);
 	read_data_loc(ctx, BPF_CORE_READ(ctx, __data_loc_func), e->func, sizeof(e->func));
+	/* Which of several watches fired; a kernel with one has no field. */
+	e->config[0] = '\0';
+	if (bpf_core_field_exists(cfg->__data_loc_config))
+		read_data_loc(ctx, BPF_CORE_READ(cfg, __data_loc_config), e->config,
+			      sizeof(e->config));
 	e->nstack = bpf_get_stack(ctx, e->stack, sizeof(e->stack), 0);
 	bpf_ringbuf_submit(e, 0);
 	return 0;

@@ -8,6 +8,7 @@
 #define KWB_COMM_LEN	16
 #define KWB_NAME_LEN	64
 #define KWB_STACK_DEPTH	32
+#define KWB_LINE_LEN	256	/* a /proc/kstackwatch line */
 
 enum kwb_kind {
 	KWB_CATCH = 1,		/* kstackwatch:ksw_catch */
@@ -35,6 +36,7 @@ struct kwb_catch {
 	__s32 nstack;		/* bytes of stack[] filled, or a negative errno */
 	char func[KWB_NAME_LEN];	/* the watched function */
 	__u64 stack[KWB_STACK_DEPTH];
+	char config[KWB_LINE_LEN];	/* the watch's line ("": a kernel without it) */
 };
 
 struct kwb_fuzz {

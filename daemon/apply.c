@@ -124,12 +124,14 @@ static int push_step(struct kw_plan *p, enum kw_step_op op, size_t idx)
 
 /*
  * What next holds, to find conflicts in constant time (a directory of
- * thousands of drop-ins must not cost their square): the armed watch, and
- * an open-addressing table of the object keys (kind, wprobe name or fuzz
- * target) of the files in next, by index + 1.
+ * thousands of drop-ins must not cost their square): the enabled watches
+ * (how many, and the last), and an open-addressing table of the object
+ * keys (kind, wprobe name or fuzz target) of the files in next, by
+ * index + 1.
  */
 struct taken {
-	const struct kw_file *armed;
+	const struct kw_file *armed;	/* the last enabled watch taken */
+	unsigned int n_armed, max_armed;
 	size_t *slot, cap;		/* cap: a power of two, over twice next's size */
 };
 
@@ -138,9 +140,11 @@ static size_t key_hash(enum kw_kind kind, const char *key, size_t cap)
 	return (kw_hash(key, strlen(key)) ^ (uint64_t)kind) & (cap - 1);
 }
 
-static int taken_init(struct taken *t, size_t n)
+static int taken_init(struct taken *t, size_t n, unsigned int max_watches)
 {
 	t->armed = NULL;
+	t->n_armed = 0;
+	t->max_armed = max_watches ? max_watches : 1;
 	for (t->cap = 16; t->cap < 2 * n + 2; t->cap *= 2)
 		;
 	t->slot = calloc(t->cap, sizeof(*t->slot));
@@ -154,7 +158,7 @@ static const struct kw_file *conflict(const struct kw_plan *p, const struct take
 	const char *key = object_key(c);
 	size_t i;
 
-	if (is_armed_watch(c) && t->armed)
+	if (is_armed_watch(c) && t->n_armed >= t->max_armed)
 		return t->armed;
 	if (!key)
 		return NULL;
@@ -173,8 +177,10 @@ static void take(struct kw_plan *p, struct taken *t, const struct kw_file *f)
 	size_t i;
 
 	p->next[p->n_next++] = *f;
-	if (is_armed_watch(f))
+	if (is_armed_watch(f)) {
 		t->armed = &p->next[p->n_next - 1];
+		t->n_armed++;
+	}
 	if (!key)
 		return;
 	for (i = key_hash(f->kind, key, t->cap); t->slot[i]; i = (i + 1) & (t->cap - 1))
@@ -203,12 +209,19 @@ static int accept(struct kw_plan *p, struct taken *t, const struct kw_file *f,
 		return 0;
 	}
 	if (report) {
-		char a[PATH_MAX], b[PATH_MAX];
+		char a[PATH_MAX], b[PATH_MAX], why[sizeof(f->err_reason)];
 		int r;
 
 		snprintf(a, sizeof(a), "%s/%s", kw_kind_dir[f->kind], f->name);
 		snprintf(b, sizeof(b), "%s/%s", kw_kind_dir[c->kind], c->name);
-		r = push_err(p, f, -EEXIST, conflict_fmt(f), a, b);
+		if (f->kind == KW_WATCH && t->max_armed > 1) {
+			snprintf(why, sizeof(why), "one watch too many: %.60s is beyond the limit of "
+				 "%u watches at once (KStackWatch's max_watches; %.60s is the last "
+				 "that fits)", a, t->max_armed, b);
+			r = push_err(p, f, -ENOSPC, "%s%s", why, "");
+		} else {
+			r = push_err(p, f, -EEXIST, conflict_fmt(f), a, b);
+		}
 		if (r < 0)
 			return r;
 	}
@@ -224,16 +237,15 @@ static bool same(const struct kw_file *a, const struct kw_file *b)
 }
 
 int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file *parsed,
-		  size_t n_parsed, struct kw_plan *ret)
+		  size_t n_parsed, unsigned int max_watches, struct kw_plan *ret)
 {
 	struct kw_plan p = { 0 };
-	const struct kw_file *arm_old, *arm_new;
 	struct taken t = { 0 };
 	size_t i;
 	int r = -ENOMEM, pass;
 
 	p.next = calloc(n_parsed + n_old + 1, sizeof(*p.next));
-	if (!p.next || taken_init(&t, n_parsed + n_old + 1) < 0)
+	if (!p.next || taken_init(&t, n_parsed + n_old + 1, max_watches) < 0)
 		goto fail;
 	/* The set in force is sorted (it is a plan's next); be safe if not. */
 	for (i = 1; i < n_old; i++)
@@ -245,17 +257,18 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 	}
 
 	/*
-	 * Pass 0 takes files that are unchanged since the set in force, so
-	 * they win conflicts against new files; pass 1 the rest.  Bad files
-	 * are reported and replaced by their last good version.
+	 * Pass 0 takes files that are unchanged since the set in force, pass
+	 * 1 those in force that changed, pass 2 new files: what is in force
+	 * wins conflicts, and the watch limit, against what is new.  Bad
+	 * files are reported and replaced by their last good version.
 	 */
-	for (pass = 0; pass < 2; pass++) {
+	for (pass = 0; pass < 3; pass++) {
 		for (i = 0; i < n_parsed; i++) {
 			const struct kw_file *f = &parsed[i];
 			const struct kw_file *prev = find_sorted(old, n_old, f->kind, f->name);
 
 			if (f->err) {
-				if (pass == 1)
+				if (pass != 0)
 					continue;
 				r = push_err(&p, f, 0, NULL, NULL, NULL);
 				if (r < 0)
@@ -267,7 +280,7 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 				}
 				continue;
 			}
-			if ((pass == 0) != same(f, prev))
+			if (pass != (same(f, prev) ? 0 : prev ? 1 : 2))
 				continue;
 			r = accept(&p, &t, f, old, n_old, true);
 			if (r < 0)
@@ -276,11 +289,17 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 	}
 	qsort(p.next, p.n_next, sizeof(*p.next), kw_file_cmp);
 
-	/* Removals first, in the order disarm, wprobes, fuzz. */
-	arm_old = kw_armed_watch(old, n_old);
-	arm_new = kw_armed_watch(p.next, p.n_next);
-	if (arm_old && !arm_new) {
-		r = push_step(&p, KW_STEP_WATCH_DISARM, arm_old - old);
+	/*
+	 * Removals first, in the order disarms, wprobes, fuzz, so that what
+	 * goes gives its debug registers back before anything new takes
+	 * one.  A watch whose file changed is disarmed and armed again.
+	 */
+	for (i = 0; i < n_old; i++) {
+		const struct kw_file *n = find_sorted(p.next, p.n_next, old[i].kind, old[i].name);
+
+		if (!is_armed_watch(&old[i]) || same(&old[i], n))
+			continue;
+		r = push_step(&p, KW_STEP_WATCH_DISARM, i);
 		if (r < 0)
 			goto fail;
 	}
@@ -294,9 +313,12 @@ int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file 
 		if (r < 0)
 			goto fail;
 	}
-	if (arm_new && !(arm_old && same(arm_old, arm_new) &&
-			 strcmp(arm_old->name, arm_new->name) == 0)) {
-		r = push_step(&p, KW_STEP_WATCH_ARM, arm_new - p.next);
+	for (i = 0; i < p.n_next; i++) {
+		const struct kw_file *o = find_sorted(old, n_old, p.next[i].kind, p.next[i].name);
+
+		if (!is_armed_watch(&p.next[i]) || same(o, &p.next[i]))
+			continue;
+		r = push_step(&p, KW_STEP_WATCH_ARM, i);
 		if (r < 0)
 			goto fail;
 	}

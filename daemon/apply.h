@@ -4,11 +4,12 @@
  * one to the other.  Pure: no I/O, so it is unit-tested on the host.
  *
  * Rules: a file that fails to parse or validate is reported and its last
- * good version (if any) stays in force.  KStackWatch v4 has one watch: a
- * second enabled watch file is an error naming both files, and the one
- * already armed (else the first by name) wins.  Wprobe names and fuzz
- * targets must be unique across files.  Unchanged files (same content
- * hash) are left alone; changed ones are replaced. */
+ * good version (if any) stays in force.  Each enabled watch file is one
+ * watch, up to the kernel's limit (max_watches; 1 for a v4 kernel): a
+ * file beyond it is an error naming the limit, and the watches already
+ * armed (else the first by name) win.  Wprobe names and fuzz targets must
+ * be unique across files.  Unchanged files (same content hash) are left
+ * alone; changed ones are replaced (a watch: disarmed, then armed). */
 #ifndef KW_APPLY_H
 #define KW_APPLY_H
 
@@ -43,12 +44,13 @@ struct kw_plan {
 
 /* old/n_old: the set in force (all valid), sorted by kind and name (a
  * previous plan's next; -EINVAL otherwise).  parsed/n_parsed: every file
- * read now, valid or not, sorted by kind and name.  Costs O(n log n). */
+ * read now, valid or not, sorted by kind and name.  max_watches: enabled
+ * watches the kernel takes at once (0 counts as 1).  Costs O(n log n). */
 int kw_plan_build(const struct kw_file *old, size_t n_old, const struct kw_file *parsed,
-		  size_t n_parsed, struct kw_plan *ret);
+		  size_t n_parsed, unsigned int max_watches, struct kw_plan *ret);
 void kw_plan_free(struct kw_plan *p);
 
-/* The enabled watch in a set, or NULL. */
+/* The first enabled watch in a set, or NULL. */
 const struct kw_file *kw_armed_watch(const struct kw_file *set, size_t n);
 /* The file of @kind named @name in @set, or NULL. */
 const struct kw_file *kw_file_find(const struct kw_file *set, size_t n, enum kw_kind kind,

@@ -412,7 +412,8 @@ static void kasan_line(struct kmsg_report *r, const char *b)
 	r->has_address = hex_after(s, " at addr", &r->address);
 }
 
-/* watched: stack canary of FUNC, depth D, pid P
+/* config: LINE (the watch's line, as written to /proc/kstackwatch)
+ * watched: stack canary of FUNC, depth D, pid P
  * watched: local variable at sp+N of FUNC, depth D, pid P
  * address: 0xADDR, LEN bytes, written by COMM pid P on CPU C
  * corrupting store: the instruction before FUNC+0xOFF/0xSIZE [module] */
@@ -420,7 +421,10 @@ static void ksw_line(struct kmsg_report *r, const char *b)
 {
 	const char *s;
 
-	if (prefix(b, "watched: ")) {
+	if (prefix(b, "config: ")) {
+		s = b + strlen("config: ");
+		copy(r->watch_line, sizeof(r->watch_line), s, strlen(s));
+	} else if (prefix(b, "watched: ")) {
 		s = strstr(b, " of ");
 		if (s)
 			copy(r->watched, sizeof(r->watched), s + 4, strcspn(s + 4, ", "));

@@ -67,6 +67,7 @@ struct kmsg_report {
 	char location[KMSG_NAME_MAX + 48];
 	char module[64];
 	char watched[KMSG_NAME_MAX];	/* KStackWatch: the watched function */
+	char watch_line[256];		/* KStackWatch: the line of the watch that fired */
 	enum kmsg_access access;
 	uint64_t size;			/* bytes accessed; 0 when unknown */
 	uint64_t address;		/* accessed, when has_address */

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -23,17 +25,75 @@ static void ksw_busy_wait(void)
 	nanosleep(&ts, NULL);
 }
 
-/* Read into *ret if ret is set, else write buf; EBUSY is waited out. */
-static int ksw_io(const char *path, const char *buf, size_t len, char **ret)
+/* Read into *ret if ret is set, else write buf (appended with @add);
+ * EBUSY is waited out. */
+static int ksw_io(const char *path, const char *buf, size_t len, bool add, char **ret)
 {
 	int i, r;
 
 	for (i = 0;; i++) {
-		r = ret ? kw_read_file(path, 4096, ret, NULL) : kw_write_once(path, buf, len);
+		if (ret)
+			r = kw_read_file(path, 4096 * KSW_WATCHES_MAX, ret, NULL);
+		else if (add)
+			r = kw_append_once(path, buf, len);
+		else
+			r = kw_write_once(path, buf, len);
 		if (r != -EBUSY || i + 1 == KSW_BUSY_TRIES)
 			return r;
 		ksw_busy_wait();
 	}
+}
+
+int ksw_read(const char *path, char **ret)
+{
+	return ksw_io(path, NULL, 0, false, ret);
+}
+
+unsigned int ksw_max_watches(const char *path, const char *param)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *text = NULL;
+	unsigned long v;
+	char *end;
+
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0 || !kw_is_kernel_fs(fd))
+		return 1;
+	if (kw_read_file(param, 64, &text, NULL) < 0)
+		return 1;
+	errno = 0;
+	v = strtoul(text, &end, 10);
+	if (errno || end == text || (*end && *end != '\n') || v < 1)
+		return 1;
+	return v > KSW_WATCHES_MAX ? KSW_WATCHES_MAX : (unsigned int)v;
+}
+
+const char *ksw_readback_find(const char *back, const char *line)
+{
+	const char *p;
+
+	for (p = back; *p; p += strcspn(p, "\n"), p += *p == '\n')
+		if (strcspn(p, "\n") && ksw_readback_ok(p, line))
+			return p;
+	return NULL;
+}
+
+size_t ksw_readback_lines(const char *back, char (*lines)[256], size_t max)
+{
+	const char *p, *c;
+	size_t n = 0, len;
+
+	for (p = back; *p && n < max; p += strcspn(p, "\n"), p += *p == '\n') {
+		len = strcspn(p, "\n");
+		c = memmem(p, len, " # ", 3);
+		if (c)
+			len = c - p;
+		if (!len || len >= sizeof(lines[0]))
+			continue;
+		memcpy(lines[n], p, len);
+		lines[n++][len] = '\0';
+	}
+	return n;
 }
 
 bool ksw_readback_ok(const char *back, const char *line)
@@ -53,10 +113,11 @@ bool ksw_present(const char *path)
 	return access(path, W_OK) == 0;
 }
 
-int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n, char *picked,
-	    size_t picked_n)
+int ksw_arm(const char *path, const struct kw_watch *w, bool add, char *line, size_t n,
+	    char *picked, size_t picked_n)
 {
 	_cleanup_free_ char *back = NULL;
+	const char *mine;
 	char buf[256];
 	size_t l;
 	int len, r;
@@ -67,25 +128,37 @@ int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n, ch
 	if (len < 0)
 		return len;
 	snprintf(buf, sizeof(buf), "%s\n", line);
-	r = ksw_io(path, buf, strlen(buf), NULL);
-	if (r < 0)
+	r = ksw_io(path, buf, strlen(buf), add, NULL);
+	if (r < 0 && !(add && r == -EEXIST))
 		return r;
 	/* Read back: a kernel that shows its config must show ours.  A file
 	 * that cannot be read (write-only) or reads empty is not checked. */
-	if (ksw_io(path, NULL, 0, &back) < 0)
+	if (ksw_read(path, &back) < 0 || !back[strspn(back, "\n")])
 		return 0;
-	if (!ksw_readback_ok(back, line))
+	mine = add ? ksw_readback_find(back, line) : back;
+	if (!mine || !ksw_readback_ok(mine, line))
 		return -EIO;
 	/* The probe point the kernel picked: "LINE # fo=0x.. [so=..]". */
 	l = strlen(line);
-	if (picked_n && strncmp(back, line, l) == 0 && strncmp(back + l, " # ", 3) == 0)
-		snprintf(picked, picked_n, "%.*s", (int)strcspn(back + l + 3, "\n"), back + l + 3);
+	if (picked_n && strncmp(mine + l, " # ", 3) == 0)
+		snprintf(picked, picked_n, "%.*s", (int)strcspn(mine + l + 3, "\n"), mine + l + 3);
 	return 0;
 }
 
 int ksw_disarm(const char *path)
 {
-	return ksw_io(path, "\n", 1, NULL);
+	return ksw_io(path, "\n", 1, false, NULL);
+}
+
+int ksw_remove(const char *path, const char *line)
+{
+	char buf[300];
+	int r;
+
+	if (snprintf(buf, sizeof(buf), "-%s\n", line) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	r = ksw_io(path, buf, strlen(buf), true, NULL);
+	return r == -ENOENT ? 0 : r;
 }
 
 /* The kernel's words for a watch: FUNCTION+0xOFF[+DEPTH][ OFF:LEN] with

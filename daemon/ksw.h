@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* KStackWatch control: one line to /proc/kstackwatch arms the one watch,
- * an empty line disarms it.  Opened, written and closed per apply; the
- * file allows a single opener, so EBUSY is waited out (up to 100 ms).
+/* KStackWatch control.  A kernel with several watches (its max_watches
+ * parameter above 1) takes each watch file's line appended (O_APPEND) and
+ * drops one with "-LINE"; with one watch (a v4 kernel, or a stand-in file
+ * that is no kernel file) a line replaces the watch and an empty line
+ * disarms it.  Opened, written and closed per change; the file allows a
+ * single opener, so EBUSY is waited out (up to 100 ms).
  * A watch with ip_offset= is written as the v4 line; one without, as
  * key=value (fn= ...), and the kernel picks the probe point.  variable=
  * is resolved into co= from the stack variable index (stackvars.h). */
 #ifndef KW_KSW_H
 #define KW_KSW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <sys/stat.h>
@@ -30,16 +34,39 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 		size_t n);
 void ksw_vars_free(struct ksw_vars *vars);
 
+/* Watches kwatchd keeps at most, whatever a kernel allows. */
+#define KSW_WATCHES_MAX	16
+/* Where the kernel says how many watches it takes. */
+#define KSW_MAX_WATCHES_PARAM	"/sys/module/kstackwatch/parameters/max_watches"
+
+/* How many watches @path takes at once: 1 unless it is a kernel file and
+ * @param (KSW_MAX_WATCHES_PARAM) says more; at most KSW_WATCHES_MAX. */
+unsigned int ksw_max_watches(const char *path, const char *param);
+
 /* Write the watch's line and read it back; fills line, and @picked with the
- * probe point the kernel picked ("fo=0x.. [so=..]", or "").  Returns 0 or
- * the kernel's negative errno (-EIO if the read-back differs). */
-int ksw_arm(const char *path, const struct kw_watch *w, char *line, size_t n, char *picked,
-	    size_t picked_n);
+ * probe point the kernel picked ("fo=0x.. [so=..]", or "").  With @add the
+ * line is appended beside the other watches, else it replaces them.
+ * Returns 0 or the kernel's negative errno (-EIO if the read-back lacks
+ * the line); with @add, -EEXIST is 0: the line is there already (left by
+ * a daemon that was killed). */
+int ksw_arm(const char *path, const struct kw_watch *w, bool add, char *line, size_t n,
+	    char *picked, size_t picked_n);
+/* Disarm all watches. */
 int ksw_disarm(const char *path);
+/* Disarm the watch armed as @line, the others kept; 0 also if it is gone. */
+int ksw_remove(const char *path, const char *line);
 bool ksw_present(const char *path);
 /* The kernel's read-back shows exactly @line, or @line and " # " and the
  * probe point it picked (or nothing to compare). */
 bool ksw_readback_ok(const char *back, const char *line);
+/* The same for the lines of a read-back of several watches: the line that
+ * is @line's, or NULL. */
+const char *ksw_readback_find(const char *back, const char *line);
+/* Each watch line of a read-back, without what the kernel added after
+ * " # ", into @lines (at most @max, each up to 256 bytes); how many. */
+size_t ksw_readback_lines(const char *back, char (*lines)[256], size_t max);
+/* Read the control file: 0 and *ret (free() it), or a negative errno. */
+int ksw_read(const char *path, char **ret);
 
 /* The line /proc/kstackwatch takes for w; its length or -ENAMETOOLONG. */
 int kw_watch_line(const struct kw_watch *w, char *buf, size_t n);

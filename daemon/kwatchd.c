@@ -130,9 +130,13 @@ void kwd_status_notify(struct kwd *d)
 		nwp += d->cur[i].kind == KW_WPROBE && d->cur[i].wprobe.enabled;
 	for (i = 0; i < d->n_fuzz; i++)
 		queued += d->fuzz[i]->execs;
+	char watches[32];
+
+	snprintf(watches, sizeof(watches), "%zu watches", d->n_armed);
 	sd_notifyf(false, "STATUS=watch: %s; wprobes: %zu; fuzz targets: %zu (%" PRIu64
 		   " blobs run); config errors: %zu; clients: %u; dropped: %" PRIu64,
-		   d->armed_line[0] ? d->armed_line : "none", nwp, d->n_fuzz, queued,
+		   d->n_armed > 1 ? watches : d->n_armed ? d->armed[0].line : "none", nwp,
+		   d->n_fuzz, queued,
 		   d->n_errors, d->srv.n_clients, server_dropped(&d->srv));
 }
 
@@ -577,10 +581,8 @@ int main(int argc, char **argv)
 	kwd_untie(&d);
 	crash_drain_all(&d);
 	/* A watch left by a daemon that was killed must not outlive its
-	 * configuration: with nothing to arm, clear the control file. */
-	if (!d.armed_line[0] && ksw_present(d.set.kstackwatch) &&
-	    ksw_disarm(d.set.kstackwatch) == 0)
-		log_info("cleared %s (no watch configured)", d.set.kstackwatch);
+	 * configuration. */
+	kwd_ksw_clear_stale(&d);
 	sd_notify(false, "READY=1");
 	kwd_status_notify(&d);
 	log_info("kwatchd ready: %s, socket %s", d.confdir, d.set.socket_path);

@@ -16,6 +16,13 @@
 
 struct kwd;
 
+/* A watch in /proc/kstackwatch: the file it came from and its line. */
+struct kwd_armed {
+	char file[NAME_MAX + 1];
+	char line[256];
+	bool disarming;			/* its disarm waits for a reader to let go */
+};
+
 struct fuzz_rt {
 	struct kwd *d;
 	struct kw_file file;
@@ -49,12 +56,16 @@ struct kwd {
 	char state_dir[PATH_MAX];	/* "": nothing kept across restarts */
 	struct kw_file *lastgood;	/* the set in force saved by the last run */
 	size_t n_lastgood;
-	char armed_line[256];		/* what /proc/kstackwatch holds, "" if none */
-	char armed_file[NAME_MAX + 1];
+	/* The watches /proc/kstackwatch holds, in the order armed; a watch
+	 * whose disarm a reader held up (EBUSY) stays, marked, until the
+	 * timer below has done it. */
+	struct kwd_armed armed[KSW_WATCHES_MAX];
+	size_t n_armed;
+	unsigned int max_watches;	/* the kernel's limit: ksw_max_watches() */
 	/* /proc/kstackwatch was held open by a reader (EBUSY): a disarm not
 	 * done yet, or an apply to try again, from this timer. */
 	sd_event_source *ksw_retry;
-	bool ksw_disarm_pending, ksw_reload_wanted;
+	bool ksw_reload_wanted;
 	struct ksw_vars ksw_vars;	/* variable= names: the stack variable index */
 
 	struct fuzz_rt **fuzz;		/* one per started fuzz file */
@@ -110,6 +121,13 @@ void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err);
 /* An event's fields naming a drop-in: kind and file (its path). */
 void kwd_file_fields(json_object *ev, const struct kw_file *f);
 int kwd_reload(struct kwd *d, const char *why);
+/* Which watch fired, for a catch or crash event: "definition", the line
+ * the kernel named (none if empty), and "watch_file", the file that armed
+ * it if one of ours did (a report of the previous boot may name none). */
+void kwd_watch_fields(struct kwd *d, json_object *ev, const char *line);
+/* Remove from /proc/kstackwatch what no watch file of ours armed (left by
+ * a daemon that was killed); with one watch, clear it if none is armed. */
+void kwd_ksw_clear_stale(struct kwd *d);
 /* Read the set in force the last run saved in state_dir. */
 int kwd_lastgood_load(struct kwd *d);
 void kwd_teardown(struct kwd *d);

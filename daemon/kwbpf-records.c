@@ -134,6 +134,13 @@ static json_object *catch_event(struct kwbpf *b, const struct kwb_catch *c)
 	add_hex(ev, "ip", c->ip);
 	kw_event_add_str(ev, "location", ip_sym);
 	add_hdr(ev, &c->h);
+	if (c->config[0]) {
+		char line[KWB_LINE_LEN + 1];
+
+		memcpy(line, c->config, KWB_LINE_LEN);
+		line[KWB_LINE_LEN] = '\0';
+		kwd_watch_fields(b->d, ev, line);
+	}
 	if (c->nstack < 0)
 		kw_event_add_str(ev, "frames_error", kw_errno_name(c->nstack));
 	else

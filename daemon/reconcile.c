@@ -85,43 +85,81 @@ static void drop_next(struct kw_plan *p, size_t i)
 
 #define KSW_RETRY_USEC 200000
 
-static void watch_gone(struct kwd *d)
+/* The watch armed from file @name, or NULL. */
+static struct kwd_armed *armed_of(struct kwd *d, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_armed; i++)
+		if (strcmp(d->armed[i].file, name) == 0)
+			return &d->armed[i];
+	return NULL;
+}
+
+/* The watch @a is no longer in the kernel: say so, and forget it. */
+static void watch_gone(struct kwd *d, struct kwd_armed *a)
 {
 	json_object *ev = kw_event_new("watch_disarmed");
+	size_t i = a - d->armed;
 
 	if (ev) {
 		char path[PATH_MAX + NAME_MAX + 16];
 
-		snprintf(path, sizeof(path), "%s/watch.d/%s", d->confdir, d->armed_file);
+		snprintf(path, sizeof(path), "%s/watch.d/%s", d->confdir, a->file);
 		kw_event_add_str(ev, "file_kind", kw_kind_name[KW_WATCH]);
 		kw_event_add_str(ev, "file", path);
-		kw_event_add_str(ev, "definition", d->armed_line);
+		kw_event_add_str(ev, "definition", a->line);
 		kwd_emit(d, ev);
 	}
-	log_info("watch disarmed (%s)", d->armed_file);
-	d->armed_line[0] = '\0';
-	d->armed_file[0] = '\0';
+	log_info("watch disarmed (%s)", a->file);
+	memmove(a, a + 1, (d->n_armed - i - 1) * sizeof(*a));
+	d->n_armed--;
+}
+
+/* Take @a's watch out of the kernel: the one line where the kernel has
+ * several, else the whole file. */
+static int unarm(struct kwd *d, const struct kwd_armed *a)
+{
+	if (d->max_watches > 1)
+		return ksw_remove(d->set.kstackwatch, a->line);
+	return ksw_disarm(d->set.kstackwatch);
+}
+
+/* Disarms a reader held up; -EBUSY if one still waits. */
+static int finish_disarms(struct kwd *d)
+{
+	size_t i = 0;
+	int r;
+
+	while (i < d->n_armed) {
+		if (!d->armed[i].disarming) {
+			i++;
+			continue;
+		}
+		r = unarm(d, &d->armed[i]);
+		if (r == -EBUSY)
+			return r;
+		if (r < 0) {
+			log_warning_errno(r, "disarming %s: %m, giving up", d->set.kstackwatch);
+			d->armed[i].disarming = false;
+			i++;
+			continue;
+		}
+		watch_gone(d, &d->armed[i]);
+	}
+	return 0;
 }
 
 /* A reader let go of /proc/kstackwatch: finish what it held up. */
 static int on_ksw_retry(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct kwd *d = userdata;
-	int r;
 
 	(void)usec;
-	if (d->ksw_disarm_pending) {
-		r = ksw_disarm(d->set.kstackwatch);
-		if (r == -EBUSY) {
-			sd_event_source_set_time_relative(s, KSW_RETRY_USEC);
-			sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-			return 0;
-		}
-		d->ksw_disarm_pending = false;
-		if (r < 0)
-			log_warning_errno(r, "disarming %s: %m, giving up", d->set.kstackwatch);
-		else
-			watch_gone(d);
+	if (finish_disarms(d) == -EBUSY) {
+		sd_event_source_set_time_relative(s, KSW_RETRY_USEC);
+		sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+		return 0;
 	}
 	if (d->ksw_reload_wanted) {
 		d->ksw_reload_wanted = false;
@@ -144,8 +182,11 @@ static void ksw_retry_later(struct kwd *d, uint64_t usec)
  * what failed (NULL: @line holds the whole reason). */
 static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const char **what)
 {
+	bool add = d->max_watches > 1;
 	char why[400], picked[64];
+	struct kwd_armed *a;
 	json_object *ev;
+	size_t i;
 	int r;
 
 	*what = d->set.kstackwatch;
@@ -155,13 +196,31 @@ static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const cha
 		snprintf(line, n, "variable=%.64s: %.400s", f->watch.variable, why);
 		return r;
 	}
-	r = ksw_arm(d->set.kstackwatch, &f->watch, line, n, picked, sizeof(picked));
+	r = kw_watch_line(&f->watch, line, n);
+	if (r < 0)
+		return r;
+	/* Two files for one watch: the kernel would hold it once. */
+	for (i = 0; add && i < d->n_armed; i++) {
+		if (strcmp(d->armed[i].line, line) == 0 && strcmp(d->armed[i].file, f->name)) {
+			*what = NULL;
+			snprintf(line, n, "the same watch as watch.d/%s: %s", d->armed[i].file,
+				 d->armed[i].line);
+			return -EEXIST;
+		}
+	}
+	if (d->n_armed == KSW_WATCHES_MAX)
+		return -ENOSPC;
+	r = ksw_arm(d->set.kstackwatch, &f->watch, add, line, n, picked, sizeof(picked));
 
 	if (r == 0) {
-		/* The new line replaced whatever a pending disarm was for. */
-		d->ksw_disarm_pending = false;
-		snprintf(d->armed_line, sizeof(d->armed_line), "%s", line);
-		snprintf(d->armed_file, sizeof(d->armed_file), "%s", f->name);
+		/* With one watch, the new line replaced what a disarm
+		 * waiting for a reader was for. */
+		while (!add && d->n_armed)
+			watch_gone(d, &d->armed[0]);
+		a = &d->armed[d->n_armed++];
+		snprintf(a->line, sizeof(a->line), "%s", line);
+		snprintf(a->file, sizeof(a->file), "%s", f->name);
+		a->disarming = false;
 		ev = kw_event_new("watch_armed");
 		if (ev) {
 			kwd_file_fields(ev, f);
@@ -178,21 +237,23 @@ static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const cha
 
 static void disarm(struct kwd *d, const struct kw_file *f)
 {
-	int r = ksw_disarm(d->set.kstackwatch);
+	struct kwd_armed *a = armed_of(d, f->name);
+	int r;
 
-	snprintf(d->armed_file, sizeof(d->armed_file), "%s", f->name);
+	if (!a || a->disarming)
+		return;
+	r = unarm(d, a);
 	if (r == -EBUSY) {
 		/* Still armed in the kernel: say so, and finish it later. */
-		if (!d->ksw_disarm_pending)
-			log_warning("disarming %s: %s is held open by a reader; retrying every %d ms",
-				    f->name, d->set.kstackwatch, KSW_RETRY_USEC / 1000);
-		d->ksw_disarm_pending = true;
+		log_warning("disarming %s: %s is held open by a reader; retrying every %d ms",
+			    f->name, d->set.kstackwatch, KSW_RETRY_USEC / 1000);
+		a->disarming = true;
 		ksw_retry_later(d, KSW_RETRY_USEC);
 		return;
 	}
 	if (r < 0)
 		log_warning_errno(r, "disarming %s: %m, ignoring", d->set.kstackwatch);
-	watch_gone(d);
+	watch_gone(d, a);
 }
 
 static int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
@@ -276,18 +337,14 @@ static int execute(struct kwd *d, struct kw_plan *p)
 				d->ksw_reload_wanted = true;
 				ksw_retry_later(d, 1000000);
 			}
-			/* Same file: its last good version goes back in.  Another
-			 * file: the kernel state is unknown, so disarm. */
-			o = kw_armed_watch(old, n_old);
-			if (o && strcmp(o->name, f->name) == 0) {
+			/* Its last good version, if it was armed, goes back in. */
+			o = kw_file_find(old, n_old, KW_WATCH, f->name);
+			if (o && o->watch.enabled && !armed_of(d, f->name)) {
 				p->next[s->file] = *o;
 				if (arm(d, &p->next[s->file], line, sizeof(line), &what) == 0)
 					break;
-			} else {
-				p->next[s->file].err = r;
 			}
-			if (o || d->armed_line[0])
-				disarm(d, o ? o : f);
+			p->next[s->file].err = r;
 			break;
 		case KW_STEP_WPROBE_CREATE:
 		case KW_STEP_FUZZ_START:
@@ -379,7 +436,11 @@ int kwd_reload(struct kwd *d, const char *why)
 		if (r < 0)
 			log_warning_errno(r, "cannot use the saved last good versions: %m");
 	}
-	r = kw_plan_build(d->cur, d->n_cur, parsed, n, &plan);
+	/* How many watches the kernel takes; asked again only while none is
+	 * armed (a changed kstackwatch= setting). */
+	if (!d->n_armed)
+		d->max_watches = ksw_max_watches(d->set.kstackwatch, KSW_MAX_WATCHES_PARAM);
+	r = kw_plan_build(d->cur, d->n_cur, parsed, n, d->max_watches, &plan);
 	free(parsed);
 	if (r < 0) {
 		free(saved_errors);
@@ -422,7 +483,7 @@ int kwd_reload(struct kwd *d, const char *why)
 		kw_event_add_u64(ev, "files_in_force", d->n_cur);
 		kw_event_add_u64(ev, "files_in_error", d->n_errors);
 		kw_event_add_u64(ev, "steps", plan.n_steps);
-		kw_event_add_str(ev, "watch", d->armed_line);
+		kw_event_add_str(ev, "watch", d->n_armed ? d->armed[0].line : "");
 		kwd_emit(d, ev);
 	}
 	log_info("configuration applied (%s): %zu files in force, %zu in error, %zu steps",
@@ -432,6 +493,40 @@ int kwd_reload(struct kwd *d, const char *why)
 	return 0;
 }
 
+void kwd_ksw_clear_stale(struct kwd *d)
+{
+	_cleanup_free_ char *back = NULL;
+	char lines[KSW_WATCHES_MAX][256];
+	size_t i, j, n;
+	int r;
+
+	if (!ksw_present(d->set.kstackwatch))
+		return;
+	if (d->max_watches <= 1) {
+		/* One watch: with nothing to arm, clear the control file. */
+		if (!d->n_armed && ksw_disarm(d->set.kstackwatch) == 0)
+			log_info("cleared %s (no watch configured)", d->set.kstackwatch);
+		return;
+	}
+	if (ksw_read(d->set.kstackwatch, &back) < 0)
+		return;
+	n = ksw_readback_lines(back, lines, KSW_WATCHES_MAX);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < d->n_armed; j++)
+			if (strcmp(d->armed[j].line, lines[i]) == 0)
+				break;
+		if (j < d->n_armed)
+			continue;
+		r = ksw_remove(d->set.kstackwatch, lines[i]);
+		if (r < 0)
+			log_warning_errno(r, "removing the stale watch '%s' from %s: %m", lines[i],
+					  d->set.kstackwatch);
+		else
+			log_info("removed '%s' from %s (no watch file for it)", lines[i],
+				 d->set.kstackwatch);
+	}
+}
+
 void kwd_teardown(struct kwd *d)
 {
 	size_t i;
@@ -439,17 +534,18 @@ void kwd_teardown(struct kwd *d)
 	for (i = 0; i < d->n_cur; i++) {
 		const struct kw_file *f = &d->cur[i];
 
-		if (f->kind == KW_WATCH && d->armed_line[0] && strcmp(f->name, d->armed_file) == 0)
+		if (f->kind == KW_WATCH)
 			disarm(d, f);
 		else if (f->kind == KW_WPROBE)
 			wp_remove(d, f);
 	}
 	/* No timer will run again: a disarm a reader held up is tried once
 	 * more, and said if it still cannot be done. */
-	if (d->ksw_disarm_pending && ksw_disarm(d->set.kstackwatch) < 0)
-		log_warning("%s still held open by a reader: the watch from %s stays armed",
-			    d->set.kstackwatch, d->armed_file);
-	d->ksw_disarm_pending = false;
+	if (finish_disarms(d) < 0)
+		for (i = 0; i < d->n_armed; i++)
+			log_warning("%s still held open by a reader: the watch from %s stays armed",
+				    d->set.kstackwatch, d->armed[i].file);
+	d->n_armed = 0;
 	fuzz_stop_all(d);
 	kwd_inforce_forget();	/* <state>/in-force still has them */
 	free(d->cur);

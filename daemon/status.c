@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The status reply: the files in force and in error, the watch, the
+/* The status reply: the files in force and in error, the watches, the
  * wprobes, the spools, the stream, the capture. */
 #include <limits.h>
 #include <stdio.h>
@@ -32,7 +32,7 @@ static json_object *file_status(const struct kw_file *f, const char *state,
 
 json_object *kwd_status(struct kwd *d)
 {
-	json_object *st = kw_event_new("status"), *files, *wps, *spools, *o;
+	json_object *st = kw_event_new("status"), *files, *wps, *spools, *watches, *o;
 	size_t i;
 
 	if (!st)
@@ -74,15 +74,29 @@ json_object *kwd_status(struct kwd *d)
 		json_object_array_add(spools, o);
 	}
 	json_object_object_add(st, "files", files);
-	kw_event_add_str(st, "watch", d->armed_line);
-	if (d->armed_file[0]) {
+	/* watch and watch_file: the first watch, as with one watch at a time. */
+	watches = json_object_new_array();
+	for (i = 0; watches && i < d->n_armed; i++) {
 		char path[PATH_MAX + NAME_MAX + 16];
 
-		snprintf(path, sizeof(path), "%s/watch.d/%s", d->confdir, d->armed_file);
-		kw_event_add_str(st, "watch_file", path);
-	} else {
+		snprintf(path, sizeof(path), "%s/watch.d/%s", d->confdir, d->armed[i].file);
+		if (i == 0) {
+			kw_event_add_str(st, "watch", d->armed[i].line);
+			kw_event_add_str(st, "watch_file", path);
+		}
+		o = json_object_new_object();
+		if (!o)
+			continue;
+		kw_event_add_str(o, "file", path);
+		kw_event_add_str(o, "definition", d->armed[i].line);
+		json_object_array_add(watches, o);
+	}
+	if (!d->n_armed || !watches) {
+		kw_event_add_str(st, "watch", d->n_armed ? d->armed[0].line : "");
 		kw_event_add_str(st, "watch_file", "");
 	}
+	json_object_object_add(st, "watches", watches);
+	kw_event_add_u64(st, "max_watches", d->max_watches ? d->max_watches : 1);
 	json_object_object_add(st, "wprobes", wps);
 	kw_event_add_bool(st, "wprobe_support", d->wprobe_ok);
 	json_object_object_add(st, "spools", spools);

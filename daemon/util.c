@@ -20,7 +20,7 @@ int kw_strlcpy(char *dst, const char *src, size_t n)
 	return 0;
 }
 
-static bool is_kernel_fs(int fd)
+bool kw_is_kernel_fs(int fd)
 {
 	struct statfs sfs;
 
@@ -47,7 +47,23 @@ int kw_write_once(const char *path, const char *buf, size_t len)
 		return neg_errno();
 	if (fstat(fd, &st) < 0)
 		return neg_errno();
-	if (S_ISREG(st.st_mode) && !is_kernel_fs(fd) && ftruncate(fd, 0) < 0)
+	if (S_ISREG(st.st_mode) && !kw_is_kernel_fs(fd) && ftruncate(fd, 0) < 0)
+		return neg_errno();
+	n = write(fd, buf, len);
+	if (n < 0)
+		return neg_errno();
+	if ((size_t)n != len)
+		return -EIO;
+	return 0;
+}
+
+int kw_append_once(const char *path, const char *buf, size_t len)
+{
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
 		return neg_errno();
 	n = write(fd, buf, len);
 	if (n < 0)

@@ -44,6 +44,11 @@ int kw_strlcpy(char *dst, const char *src, size_t n);
 /* Write buf to path in exactly one write() on a fresh fd.  Regular files on
  * ordinary file systems are truncated first; kernel control files are not. */
 int kw_write_once(const char *path, const char *buf, size_t len);
+/* One write(2) of buf to path opened for appending (O_APPEND): a kernel
+ * file that adds what is appended. */
+int kw_append_once(const char *path, const char *buf, size_t len);
+/* fd is on procfs, sysfs, debugfs or tracefs (or cannot be told). */
+bool kw_is_kernel_fs(int fd);
 /* Read at most max bytes of path into a NUL-terminated malloc'ed buffer. */
 /* Replace name (relative to dirfd, or AT_FDCWD) with a new file, mode 0600,
  * holding all of buf, fsynced.  A symlink or hard link in its place is

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The apply diff: last good versions, the one-watch rule, unchanged files
+/* The apply diff: last good versions, the watch limit, unchanged files
  * left alone, removals before creations. */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,7 +49,7 @@ static void first_apply_and_noop(void **state)
 	struct kw_plan p, q;
 
 	(void)state;
-	assert_int_equal(kw_plan_build(NULL, 0, set, 3, &p), 0);
+	assert_int_equal(kw_plan_build(NULL, 0, set, 3, 1, &p), 0);
 	assert_int_equal(p.n_next, 3);
 	assert_int_equal(p.n_errors, 0);
 	assert_int_equal(p.n_steps, 3);
@@ -57,7 +57,7 @@ static void first_apply_and_noop(void **state)
 	assert_int_equal(p.steps[1].op, KW_STEP_WPROBE_CREATE);
 	assert_int_equal(p.steps[2].op, KW_STEP_FUZZ_START);
 	/* The same files again: nothing to do. */
-	assert_int_equal(kw_plan_build(p.next, p.n_next, set, 3, &q), 0);
+	assert_int_equal(kw_plan_build(p.next, p.n_next, set, 3, 1, &q), 0);
 	assert_int_equal(q.n_steps, 0);
 	assert_int_equal(q.n_next, 3);
 	kw_plan_free(&p);
@@ -72,7 +72,7 @@ static void bad_file_keeps_last_good(void **state)
 
 	(void)state;
 	assert_int_equal(now[0].err, -EINVAL);
-	assert_int_equal(kw_plan_build(old, 1, now, 1, &p), 0);
+	assert_int_equal(kw_plan_build(old, 1, now, 1, 1, &p), 0);
 	assert_int_equal(p.n_errors, 1);
 	assert_int_equal(p.errors[0].err_line, 3);
 	assert_int_equal(p.n_next, 1);
@@ -87,7 +87,7 @@ static void bad_new_file_not_applied(void **state)
 	struct kw_plan p;
 
 	(void)state;
-	assert_int_equal(kw_plan_build(NULL, 0, now, 1, &p), 0);
+	assert_int_equal(kw_plan_build(NULL, 0, now, 1, 1, &p), 0);
 	assert_int_equal(p.n_next, 0);
 	assert_int_equal(p.n_steps, 0);
 	assert_int_equal(p.n_errors, 1);
@@ -102,7 +102,7 @@ static void second_watch_is_an_error(void **state)
 
 	(void)state;
 	/* a.conf is new and sorts first, but b.conf is armed: b wins. */
-	assert_int_equal(kw_plan_build(old, 1, now, 2, &p), 0);
+	assert_int_equal(kw_plan_build(old, 1, now, 2, 1, &p), 0);
 	assert_int_equal(p.n_errors, 1);
 	assert_string_equal(p.errors[0].name, "a.conf");
 	assert_non_null(strstr(p.errors[0].err_reason, "watch.d/a.conf"));
@@ -112,11 +112,60 @@ static void second_watch_is_an_error(void **state)
 	assert_int_equal(p.n_steps, 0);
 	kw_plan_free(&p);
 	/* Both new: the first by name wins. */
-	assert_int_equal(kw_plan_build(NULL, 0, now, 2, &p), 0);
+	assert_int_equal(kw_plan_build(NULL, 0, now, 2, 1, &p), 0);
 	assert_string_equal(p.errors[0].name, "b.conf");
 	assert_non_null(in(&p, "a.conf"));
 	assert_int_equal(p.n_steps, 1);
 	assert_int_equal(p.steps[0].op, KW_STEP_WATCH_ARM);
+	kw_plan_free(&p);
+}
+
+/* A kernel with several watches: each enabled file is one, up to the
+ * limit; the file beyond it is an error naming the limit, and the watches
+ * in force win over new files.  Only what changed is disarmed or armed. */
+static void several_watches_up_to_the_limit(void **state)
+{
+	struct kw_file old[] = { mk(KW_WATCH, "c.conf", "[watch]\nfunction = c\n"),
+				 mk(KW_WATCH, "d.conf", "[watch]\nfunction = d\n") };
+	struct kw_file now[] = { mk(KW_WATCH, "a.conf", W1), mk(KW_WATCH, "b.conf", W2),
+				 mk(KW_WATCH, "c.conf", "[watch]\nfunction = c\n"),
+				 mk(KW_WATCH, "d.conf", "[watch]\nfunction = d\ndepth = 2\n"),
+				 mk(KW_WATCH, "e.conf", "[watch]\nfunction = e\nenabled = no\n") };
+	struct kw_plan p;
+	size_t i, arms = 0, disarms = 0;
+
+	(void)state;
+	assert_int_equal(kw_plan_build(old, 2, now, 5, 3, &p), 0);
+	/* c is unchanged and d changed: both stay; of a and b, a fits. */
+	assert_int_equal(p.n_errors, 1);
+	assert_string_equal(p.errors[0].name, "b.conf");
+	assert_int_equal(p.errors[0].err, -ENOSPC);
+	assert_non_null(strstr(p.errors[0].err_reason, "watch.d/b.conf is beyond the limit of 3 watches"));
+	assert_non_null(in(&p, "a.conf"));
+	assert_non_null(in(&p, "c.conf"));
+	assert_non_null(in(&p, "d.conf"));
+	assert_non_null(in(&p, "e.conf"));	/* disabled: no watch, no limit */
+	assert_null(in(&p, "b.conf"));
+	for (i = 0; i < p.n_steps; i++) {
+		const struct kw_file *f = p.steps[i].op == KW_STEP_WATCH_DISARM ?
+					  &old[p.steps[i].file] : &p.next[p.steps[i].file];
+
+		if (p.steps[i].op == KW_STEP_WATCH_DISARM) {
+			assert_int_equal(arms, 0);	/* disarms come first */
+			assert_string_equal(f->name, "d.conf");
+			disarms++;
+		} else {
+			assert_int_equal(p.steps[i].op, KW_STEP_WATCH_ARM);
+			assert_true(strcmp(f->name, "a.conf") == 0 || strcmp(f->name, "d.conf") == 0);
+			arms++;
+		}
+	}
+	assert_int_equal(disarms, 1);
+	assert_int_equal(arms, 2);
+	kw_plan_free(&p);
+	/* The limit of one is the v4 rule and its words. */
+	assert_int_equal(kw_plan_build(old, 2, now, 5, 1, &p), 0);
+	assert_non_null(strstr(p.errors[0].err_reason, "conflicts with"));
 	kw_plan_free(&p);
 }
 
@@ -130,17 +179,18 @@ static void change_and_remove(void **state)
 	struct kw_plan p;
 
 	(void)state;
-	assert_int_equal(kw_plan_build(old, 3, now, 2, &p), 0);
+	assert_int_equal(kw_plan_build(old, 3, now, 2, 1, &p), 0);
 	assert_int_equal(p.n_next, 2);
-	assert_int_equal(p.n_steps, 4);
-	/* removals first, then the new watch and wprobe */
-	assert_int_equal(p.steps[0].op, KW_STEP_WPROBE_REMOVE);
-	assert_int_equal(p.steps[1].op, KW_STEP_FUZZ_STOP);
-	assert_int_equal(p.steps[2].op, KW_STEP_WATCH_ARM);
-	assert_int_equal(p.steps[3].op, KW_STEP_WPROBE_CREATE);
+	assert_int_equal(p.n_steps, 5);
+	/* removals first (the changed watch too), then the new watch and wprobe */
+	assert_int_equal(p.steps[0].op, KW_STEP_WATCH_DISARM);
+	assert_int_equal(p.steps[1].op, KW_STEP_WPROBE_REMOVE);
+	assert_int_equal(p.steps[2].op, KW_STEP_FUZZ_STOP);
+	assert_int_equal(p.steps[3].op, KW_STEP_WATCH_ARM);
+	assert_int_equal(p.steps[4].op, KW_STEP_WPROBE_CREATE);
 	kw_plan_free(&p);
 	/* everything removed: disarm */
-	assert_int_equal(kw_plan_build(old, 3, NULL, 0, &p), 0);
+	assert_int_equal(kw_plan_build(old, 3, NULL, 0, 1, &p), 0);
 	assert_int_equal(p.steps[0].op, KW_STEP_WATCH_DISARM);
 	assert_int_equal(p.n_steps, 3);
 	kw_plan_free(&p);
@@ -155,7 +205,7 @@ static void duplicate_names(void **state)
 	struct kw_plan p;
 
 	(void)state;
-	assert_int_equal(kw_plan_build(NULL, 0, now, 4, &p), 0);
+	assert_int_equal(kw_plan_build(NULL, 0, now, 4, 1, &p), 0);
 	assert_int_equal(p.n_errors, 2);
 	assert_int_equal(p.n_next, 2);
 	assert_non_null(in(&p, "a.conf"));
@@ -210,7 +260,7 @@ static void five_thousand_dropins(void **state)
 			assert_non_null(strstr(files[i].err_reason, "3975 after it"));
 		}
 	assert_int_equal(errs, 1);
-	assert_int_equal(kw_plan_build(NULL, 0, files, n, &p), 0);
+	assert_int_equal(kw_plan_build(NULL, 0, files, n, 1, &p), 0);
 	t2 = now_s();
 	assert_int_equal(p.n_errors, 1);
 	assert_string_equal(kw_armed_watch(p.next, p.n_next)->name, "w0500.conf");
@@ -227,7 +277,7 @@ static void five_thousand_dropins(void **state)
 		assert_int_equal(wp[i].err, 0);
 	}
 	t0 = now_s();
-	assert_int_equal(kw_plan_build(p.next, p.n_next, wp, 1025, &q), 0);
+	assert_int_equal(kw_plan_build(p.next, p.n_next, wp, 1025, 1, &q), 0);
 	t1 = now_s();
 	print_message("1025 wprobes against 1024 files in force: planned %.3f s\n", t1 - t0);
 	assert_int_equal(q.n_errors, 1);
@@ -247,7 +297,7 @@ static void unsorted_set_in_force_refused(void **state)
 	struct kw_plan p;
 
 	(void)state;
-	assert_int_equal(kw_plan_build(old, 2, NULL, 0, &p), -EINVAL);
+	assert_int_equal(kw_plan_build(old, 2, NULL, 0, 1, &p), -EINVAL);
 }
 
 int main(void)
@@ -257,6 +307,7 @@ int main(void)
 		cmocka_unit_test(bad_file_keeps_last_good),
 		cmocka_unit_test(bad_new_file_not_applied),
 		cmocka_unit_test(second_watch_is_an_error),
+		cmocka_unit_test(several_watches_up_to_the_limit),
 		cmocka_unit_test(change_and_remove),
 		cmocka_unit_test(duplicate_names),
 		cmocka_unit_test_setup_teardown(five_thousand_dropins, tmpdir_setup, tmpdir_teardown),

@@ -321,6 +321,64 @@ static void ksw_readback(void **state)
 	assert_false(ksw_readback_ok("fn=f #fo=0x1d\n", "fn=f"));
 }
 
+/* Several watches read back one line each: each line is found whole, and
+ * the lines come without what the kernel added. */
+static void ksw_readback_several(void **state)
+{
+	const char *back = "f+0x10\nfn=f # fo=0x1d\nfn=g co=-48 wl=8 # fo=0x2a so=24\n";
+	char lines[4][256];
+
+	(void)state;
+	assert_ptr_equal(ksw_readback_find(back, "f+0x10"), back);
+	assert_null(ksw_readback_find(back, "f+0x1"));
+	assert_ptr_equal(ksw_readback_find(back, "fn=f"), back + 7);
+	assert_non_null(ksw_readback_find(back, "fn=g co=-48 wl=8"));
+	assert_null(ksw_readback_find(back, "fn=g"));
+	assert_null(ksw_readback_find("", "fn=g"));
+	assert_int_equal(ksw_readback_lines(back, lines, 4), 3);
+	assert_string_equal(lines[0], "f+0x10");
+	assert_string_equal(lines[1], "fn=f");
+	assert_string_equal(lines[2], "fn=g co=-48 wl=8");
+	assert_int_equal(ksw_readback_lines(back, lines, 2), 2);
+	assert_int_equal(ksw_readback_lines("\n\n", lines, 4), 0);
+}
+
+/* A stand-in file (no kernel file) takes one watch, whatever the kernel's
+ * parameter says; the parameter of a kernel file is read and bounded. */
+static void ksw_max_watches_of(void **state)
+{
+	char dir[] = "/tmp/kw-maxw-XXXXXX", standin[64], param[64];
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(standin, sizeof(standin), "%s/ksw", dir);
+	snprintf(param, sizeof(param), "%s/max", dir);
+	f = fopen(standin, "w");
+	assert_non_null(f);
+	fclose(f);
+	f = fopen(param, "w");
+	assert_non_null(f);
+	fputs("4\n", f);
+	fclose(f);
+	assert_int_equal(ksw_max_watches(standin, param), 1);
+	/* /proc/self/stat is a kernel file: the parameter counts. */
+	assert_int_equal(ksw_max_watches("/proc/self/stat", param), 4);
+	f = fopen(param, "w");
+	fputs("1000\n", f);
+	fclose(f);
+	assert_int_equal(ksw_max_watches("/proc/self/stat", param), KSW_WATCHES_MAX);
+	f = fopen(param, "w");
+	fputs("x\n", f);
+	fclose(f);
+	assert_int_equal(ksw_max_watches("/proc/self/stat", param), 1);
+	unlink(param);
+	/* A v4 kernel has no such parameter: one watch. */
+	assert_int_equal(ksw_max_watches("/proc/self/stat", param), 1);
+	unlink(standin);
+	rmdir(dir);
+}
+
 static void spool_paths(void **state)
 {
 	struct kw_file f;
@@ -445,6 +503,8 @@ int main(void)
 		cmocka_unit_test(settings),
 		cmocka_unit_test(lines_read_as_written),
 		cmocka_unit_test(ksw_readback),
+		cmocka_unit_test(ksw_readback_several),
+		cmocka_unit_test(ksw_max_watches_of),
 		cmocka_unit_test(spool_paths),
 		cmocka_unit_test_setup_teardown(only_regular_files, tmpdir_setup, tmpdir_teardown),
 	};

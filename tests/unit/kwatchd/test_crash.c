@@ -107,10 +107,45 @@ static void foreign_crash_dir_not_used(void **state)
 	free_kwd(d);
 }
 
+/* Which of several watches fired: its line, and the file that armed it;
+ * a line no file of ours armed (another boot's) gets no file. */
+static void watch_named_by_its_line(void **state)
+{
+	struct kwd *d = fake_kwd_new();
+	json_object *ev;
+	const char *s;
+
+	(void)state;
+	snprintf(d->confdir, sizeof(d->confdir), "/etc/kwatchd");
+	snprintf(d->armed[0].file, sizeof(d->armed[0].file), "a.conf");
+	snprintf(d->armed[0].line, sizeof(d->armed[0].line), "fn=f");
+	snprintf(d->armed[1].file, sizeof(d->armed[1].file), "b.conf");
+	snprintf(d->armed[1].line, sizeof(d->armed[1].line), "fn=g co=-48 wl=8");
+	d->n_armed = 2;
+	ev = json_object_new_object();
+	kwd_watch_fields(d, ev, "fn=g co=-48 wl=8");
+	s = json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	assert_string_equal(s, "{\"definition\":\"fn=g co=-48 wl=8\","
+			    "\"watch_file\":\"/etc/kwatchd/watch.d/b.conf\"}");
+	json_object_put(ev);
+	ev = json_object_new_object();
+	kwd_watch_fields(d, ev, "fn=h");
+	s = json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	assert_string_equal(s, "{\"definition\":\"fn=h\"}");
+	json_object_put(ev);
+	ev = json_object_new_object();
+	kwd_watch_fields(d, ev, "");
+	assert_int_equal(json_object_object_length(ev), 0);
+	json_object_put(ev);
+	sd_event_unref(d->ev);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(panic_tied_and_kept, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(watch_named_by_its_line, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(foreign_crash_dir_not_used, tmpdir_setup,
 						tmpdir_teardown),
 	};

@@ -363,6 +363,8 @@ static void report_text(void **state)
 	g = parse_fixture("kstackwatch.console");
 	assert_true(text_starts(&g->r[0], "kstackwatch: ========== KStackWatch: caught stack "
 				"corruption ==========\nkstackwatch: config: "));
+	/* Which watch fired: its line, for the crash event. */
+	assert_string_equal(g->r[0].watch_line, "silent_corruption_victim+0x61 16:8");
 	assert_non_null(strstr(g->r[0].text, "\nCPU: 0 PID: 2439 Comm: run.sh"));
 	assert_true(text_ends(&g->r[0], "\n </TASK>\nkstackwatch: ========== KStackWatch end "
 			      "=========="));

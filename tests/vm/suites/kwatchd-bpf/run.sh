@@ -152,6 +152,58 @@ t_watch_by_name_errors() {
 	wait_for 5 disarmed || fail "not disarmed: '$(cat $KSW)'"
 }
 
+# Several watch files: each is one watch, armed beside the others in
+# /proc/kstackwatch, up to the kernel's limit (status: max_watches); the
+# file beyond it is a config_error naming the limit.  A catch names the
+# watch that fired, by its line and its file; removing one file disarms
+# only its watch, and the others still fire.
+t_several_watch_files() {
+	local st ev n
+	rm -f $CONF/watch.d/*.conf
+	wait_for 5 disarmed || fail "watches left: '$(cat $KSW)'" || return 1
+	follow_start
+	put $CONF/watch.d a.conf "$(watch_file_of test0)"
+	put $CONF/watch.d b.conf "$(watch_file_of test2)"
+	wait_for 5 armed_by_name canary_test_write && wait_for 5 armed_by_name silent_corruption_victim ||
+		{ follow_stop; fail "not both armed: '$(cat $KSW)'"; return 1; }
+	cat $KSW
+	st=$(kwatchctl status -r | head -n1)
+	echo "$st" | grep -o '"watches":\[[^]]*\],"max_watches":[0-9]*'
+	echo "$st" | grep -q '"max_watches":4' || { follow_stop; fail "status: max_watches is not 4"; return 1; }
+	expect_eq "watches in status" "$(echo "$st" | grep -o '"watches":\[[^]]*\]' | grep -o '"definition"' | wc -l)" 2 ||
+		{ follow_stop; return 1; }
+	echo test2 >$KT
+	wait_for 10 grep -q '"type":"catch"' "$EV"
+	wait_for 10 grep -q '"type":"crash".*"kind":"kstackwatch"' "$EV"
+	# Up to the limit: c and d fit, e is one too many.
+	put $CONF/watch.d c.conf "$(watch_file_of test1)"
+	put $CONF/watch.d d.conf "$(watch_file_of test3)"
+	wait_for 5 sh -c "[ \$(grep -c . $KSW) -eq 4 ]" || { follow_stop; fail "not four watches: '$(cat $KSW)'"; return 1; }
+	put $CONF/watch.d e.conf '[watch]\nfunction = clean_frame\n'
+	wait_for 10 grep -q '"type":"config_error".*e\.conf' "$EV"
+	# a.conf goes: its watch only; b's still fires.
+	rm $CONF/watch.d/a.conf
+	wait_for 5 sh -c "! grep -q '^fn=canary_test_write' $KSW" || { follow_stop; fail "a.conf's watch stays: '$(cat $KSW)'"; return 1; }
+	echo "after a.conf went: $(grep -c . $KSW) watches"
+	echo test0 >$KT
+	echo test2 >$KT
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"catch\"' $EV) -ge 2 ]"
+	follow_stop
+	rm -f $CONF/watch.d/*.conf
+	wait_for 5 disarmed || fail "not disarmed: '$(cat $KSW)'" || return 1
+	events_of config_error | grep 'e\.conf' | cut -c1-400
+	events_of config_error | grep 'e\.conf' | grep -q 'beyond the limit of 4 watches' ||
+		fail "no config_error naming the limit for e.conf" || return 1
+	events_of config_error | grep 'e\.conf' | grep -q '"errno":28' || fail "the limit's config_error is not ENOSPC" || return 1
+	ev=$(events_of catch)
+	echo "$ev" | cut -c1-300
+	expect_eq "catch events (test2 twice; test0 after its file went: none)" "$(echo "$ev" | wc -l)" 2 || return 1
+	n=$(echo "$ev" | grep -c '"watched":"silent_corruption_victim".*"definition":"fn=silent_corruption_victim co=-[0-9]* wl=8","watch_file":"/etc/kwatchd/watch.d/b.conf"')
+	expect_eq "catch events naming b.conf's watch" "$n" 2 || return 1
+	events_of crash | grep '"kind":"kstackwatch"' | head -n1 | grep -q '"definition":"fn=silent_corruption_victim co=-[0-9]* wl=8","watch_file":"/etc/kwatchd/watch.d/b.conf"' ||
+		fail "the crash event does not name b.conf's watch"
+}
+
 # Catch to socket latency: the catch event's kernel_ns against its receipt.
 t_catch_latency() {
 	local out
