@@ -85,15 +85,26 @@ static void drop_next(struct kw_plan *p, size_t i)
 
 #define KSW_RETRY_USEC 200000
 
-/* The watch armed from file @name, or NULL. */
+/* The watch armed from file @name, or NULL; one whose disarm waits for a
+ * reader is no longer the file's. */
 static struct kwd_armed *armed_of(struct kwd *d, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < d->n_armed; i++)
-		if (strcmp(d->armed[i].file, name) == 0)
+		if (!d->armed[i].disarming && strcmp(d->armed[i].file, name) == 0)
 			return &d->armed[i];
 	return NULL;
+}
+
+static bool disarms_waiting(const struct kwd *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_armed; i++)
+		if (d->armed[i].disarming)
+			return true;
+	return false;
 }
 
 /* The watch @a is no longer in the kernel: say so, and forget it. */
@@ -183,8 +194,8 @@ static void ksw_retry_later(struct kwd *d, uint64_t usec)
 static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const char **what)
 {
 	bool add = d->max_watches > 1;
-	char why[400], picked[64];
-	struct kwd_armed *a;
+	char why[400], picked[64] = "";
+	struct kwd_armed *a = NULL;
 	json_object *ev;
 	size_t i;
 	int r;
@@ -199,25 +210,39 @@ static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const cha
 	r = kw_watch_line(&f->watch, line, n);
 	if (r < 0)
 		return r;
-	/* Two files for one watch: the kernel would hold it once. */
 	for (i = 0; add && i < d->n_armed; i++) {
-		if (strcmp(d->armed[i].line, line) == 0 && strcmp(d->armed[i].file, f->name)) {
+		if (strcmp(d->armed[i].line, line))
+			continue;
+		/* The same line, its disarm waiting for a reader: it stays,
+		 * now for this file. */
+		if (d->armed[i].disarming) {
+			a = &d->armed[i];
+			break;
+		}
+		/* Two files for one watch: the kernel holds a line once. */
+		if (strcmp(d->armed[i].file, f->name)) {
 			*what = NULL;
 			snprintf(line, n, "the same watch as watch.d/%s: %s", d->armed[i].file,
 				 d->armed[i].line);
 			return -EEXIST;
 		}
 	}
-	if (d->n_armed == KSW_WATCHES_MAX)
+	if (!a && d->n_armed == KSW_WATCHES_MAX)
 		return -ENOSPC;
-	r = ksw_arm(d->set.kstackwatch, &f->watch, add, line, n, picked, sizeof(picked));
+	r = a ? 0 : ksw_arm(d->set.kstackwatch, &f->watch, add, line, n, picked, sizeof(picked));
+	/* Room for it may come when the disarms a reader holds up are done. */
+	if (r == -ENOSPC && disarms_waiting(d)) {
+		d->ksw_reload_wanted = true;
+		ksw_retry_later(d, KSW_RETRY_USEC);
+	}
 
 	if (r == 0) {
 		/* With one watch, the new line replaced what a disarm
 		 * waiting for a reader was for. */
 		while (!add && d->n_armed)
 			watch_gone(d, &d->armed[0]);
-		a = &d->armed[d->n_armed++];
+		if (!a)
+			a = &d->armed[d->n_armed++];
 		snprintf(a->line, sizeof(a->line), "%s", line);
 		snprintf(a->file, sizeof(a->file), "%s", f->name);
 		a->disarming = false;

@@ -36,18 +36,21 @@ bool kw_is_kernel_fs(int fd)
 	return false;
 }
 
-int kw_write_once(const char *path, const char *buf, size_t len)
+/* Open path for writing with @flags added; regular files on ordinary file
+ * systems are truncated unless appended to.  One write(2) of buf. */
+static int write_once(const char *path, int flags, const char *buf, size_t len)
 {
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 	ssize_t n;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | flags);
 	if (fd < 0)
 		return neg_errno();
 	if (fstat(fd, &st) < 0)
 		return neg_errno();
-	if (S_ISREG(st.st_mode) && !kw_is_kernel_fs(fd) && ftruncate(fd, 0) < 0)
+	if (!(flags & O_APPEND) && S_ISREG(st.st_mode) && !kw_is_kernel_fs(fd) &&
+	    ftruncate(fd, 0) < 0)
 		return neg_errno();
 	n = write(fd, buf, len);
 	if (n < 0)
@@ -57,20 +60,14 @@ int kw_write_once(const char *path, const char *buf, size_t len)
 	return 0;
 }
 
+int kw_write_once(const char *path, const char *buf, size_t len)
+{
+	return write_once(path, 0, buf, len);
+}
+
 int kw_append_once(const char *path, const char *buf, size_t len)
 {
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
-
-	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return neg_errno();
-	n = write(fd, buf, len);
-	if (n < 0)
-		return neg_errno();
-	if ((size_t)n != len)
-		return -EIO;
-	return 0;
+	return write_once(path, O_APPEND, buf, len);
 }
 
 int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len)

@@ -24,6 +24,9 @@ names_for() {
 	test1) echo canary_test_overflow ;;
 	test2) echo 'silent_corruption_victim data[2]' ;;
 	test3) echo 'recursive_corruption_test buffer[0]' ;;
+	test4) echo clean_frame ;;
+	test5) echo stack_args_test ;;
+	test7) echo 'nested_outer_test buffer[1]' ;;
 	*) return 1 ;;
 	esac
 }
