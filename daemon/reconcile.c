@@ -189,13 +189,44 @@ static void ksw_retry_later(struct kwd *d, uint64_t usec)
 	sd_event_source_set_enabled(d->ksw_retry, SD_EVENT_ONESHOT);
 }
 
-/* Arm @f's watch, its variable= resolved first.  On failure, @what is
- * what failed (NULL: @line holds the whole reason). */
+/* Take @a's watch out of the kernel; a reader holding the file (EBUSY)
+ * leaves it to the retry timer. */
+static void take_out(struct kwd *d, struct kwd_armed *a)
+{
+	int r = unarm(d, a);
+
+	if (r == -EBUSY) {
+		/* Still armed in the kernel: say so, and finish it later. */
+		log_warning("disarming %s: %s is held open by a reader; retrying every %d ms",
+			    a->file, d->set.kstackwatch, KSW_RETRY_USEC / 1000);
+		a->disarming = true;
+		ksw_retry_later(d, KSW_RETRY_USEC);
+		return;
+	}
+	if (r < 0)
+		log_warning_errno(r, "disarming %s: %m, ignoring", d->set.kstackwatch);
+	watch_gone(d, a);
+}
+
+static void disarm(struct kwd *d, const struct kw_file *f)
+{
+	struct kwd_armed *a = armed_of(d, f->name);
+
+	if (a)
+		take_out(d, a);
+}
+
+/* Arm @f's watch, its variable= resolved first.  The file's version in
+ * force, if armed, stays armed until the new one is in (with several
+ * watches: beside it, or in its place when there is no room; with one:
+ * the kernel replaces it), so a version the kernel refuses changes
+ * nothing.  On failure, @what is what failed (NULL: @line holds the whole
+ * reason). */
 static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const char **what)
 {
+	struct kwd_armed *prev = armed_of(d, f->name), *a = NULL;
 	bool add = d->max_watches > 1;
 	char why[400], picked[64] = "";
-	struct kwd_armed *a = NULL;
 	json_object *ev;
 	size_t i;
 	int r;
@@ -210,6 +241,11 @@ static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const cha
 	r = kw_watch_line(&f->watch, line, n);
 	if (r < 0)
 		return r;
+	/* The version in force has the same line: it stays armed as it is. */
+	if (prev && strcmp(prev->line, line) == 0) {
+		a = prev;
+		goto armed;
+	}
 	for (i = 0; add && i < d->n_armed; i++) {
 		if (strcmp(d->armed[i].line, line))
 			continue;
@@ -217,68 +253,53 @@ static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const cha
 		 * now for this file. */
 		if (d->armed[i].disarming) {
 			a = &d->armed[i];
-			break;
+			goto armed;
 		}
 		/* Two files for one watch: the kernel holds a line once. */
-		if (strcmp(d->armed[i].file, f->name)) {
-			*what = NULL;
-			snprintf(line, n, "the same watch as watch.d/%s: %s", d->armed[i].file,
-				 d->armed[i].line);
-			return -EEXIST;
-		}
+		*what = NULL;
+		snprintf(line, n, "the same watch as watch.d/%s: %s", d->armed[i].file,
+			 d->armed[i].line);
+		return -EEXIST;
 	}
-	if (!a && d->n_armed == KSW_WATCHES_MAX)
+	if (d->n_armed == KSW_WATCHES_MAX)
 		return -ENOSPC;
-	r = a ? 0 : ksw_arm(d->set.kstackwatch, &f->watch, add, line, n, picked, sizeof(picked));
+	r = ksw_arm(d->set.kstackwatch, &f->watch, add, line, n, picked, sizeof(picked));
+	/* No room beside the version in force: it makes room. */
+	if (r == -ENOSPC && add && prev) {
+		take_out(d, prev);
+		prev = NULL;
+		r = ksw_arm(d->set.kstackwatch, &f->watch, add, line, n, picked, sizeof(picked));
+	}
 	/* Room for it may come when the disarms a reader holds up are done. */
 	if (r == -ENOSPC && disarms_waiting(d)) {
 		d->ksw_reload_wanted = true;
 		ksw_retry_later(d, KSW_RETRY_USEC);
 	}
-
-	if (r == 0) {
-		/* With one watch, the new line replaced what a disarm
-		 * waiting for a reader was for. */
-		while (!add && d->n_armed)
-			watch_gone(d, &d->armed[0]);
-		if (!a)
-			a = &d->armed[d->n_armed++];
-		snprintf(a->line, sizeof(a->line), "%s", line);
-		snprintf(a->file, sizeof(a->file), "%s", f->name);
-		a->disarming = false;
-		ev = kw_event_new("watch_armed");
-		if (ev) {
-			kwd_file_fields(ev, f);
-			kw_event_add_str(ev, "definition", line);
-			if (picked[0])
-				kw_event_add_str(ev, "probe_point", picked);
-			kwd_emit(d, ev);
-		}
-		log_info("watch armed from %s: %s%s%s", f->name, line,
-			 picked[0] ? ", the kernel's probe point " : "", picked);
-	}
-	return r;
-}
-
-static void disarm(struct kwd *d, const struct kw_file *f)
-{
-	struct kwd_armed *a = armed_of(d, f->name);
-	int r;
-
-	if (!a || a->disarming)
-		return;
-	r = unarm(d, a);
-	if (r == -EBUSY) {
-		/* Still armed in the kernel: say so, and finish it later. */
-		log_warning("disarming %s: %s is held open by a reader; retrying every %d ms",
-			    f->name, d->set.kstackwatch, KSW_RETRY_USEC / 1000);
-		a->disarming = true;
-		ksw_retry_later(d, KSW_RETRY_USEC);
-		return;
-	}
 	if (r < 0)
-		log_warning_errno(r, "disarming %s: %m, ignoring", d->set.kstackwatch);
-	watch_gone(d, a);
+		return r;
+	/* The new version is in: the one in force goes (with one watch, the
+	 * kernel replaced it, and whatever a disarm was waiting for). */
+	if (add && prev)
+		take_out(d, prev);
+	while (!add && d->n_armed)
+		watch_gone(d, &d->armed[0]);
+armed:
+	if (!a)
+		a = &d->armed[d->n_armed++];
+	snprintf(a->line, sizeof(a->line), "%s", line);
+	snprintf(a->file, sizeof(a->file), "%s", f->name);
+	a->disarming = false;
+	ev = kw_event_new("watch_armed");
+	if (ev) {
+		kwd_file_fields(ev, f);
+		kw_event_add_str(ev, "definition", line);
+		if (picked[0])
+			kw_event_add_str(ev, "probe_point", picked);
+		kwd_emit(d, ev);
+	}
+	log_info("watch armed from %s: %s%s%s", f->name, line,
+		 picked[0] ? ", the kernel's probe point " : "", picked);
+	return 0;
 }
 
 static int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
@@ -341,6 +362,11 @@ static int execute(struct kwd *d, struct kw_plan *p)
 
 		switch (s->op) {
 		case KW_STEP_WATCH_DISARM:
+			/* A changed watch: arm() puts its new version in, then
+			 * takes this one out. */
+			o = kw_file_find(p->next, p->n_next, KW_WATCH, old[s->file].name);
+			if (o && o->watch.enabled)
+				break;
 			disarm(d, &old[s->file]);
 			break;
 		case KW_STEP_WPROBE_REMOVE:
@@ -362,9 +388,15 @@ static int execute(struct kwd *d, struct kw_plan *p)
 				d->ksw_reload_wanted = true;
 				ksw_retry_later(d, 1000000);
 			}
-			/* Its last good version, if it was armed, goes back in. */
 			o = kw_file_find(old, n_old, KW_WATCH, f->name);
-			if (o && o->watch.enabled && !armed_of(d, f->name)) {
+			/* Its version in force is still armed: it stays. */
+			if (o && armed_of(d, f->name)) {
+				p->next[s->file] = *o;
+				break;
+			}
+			/* Else its last good version, if it was armed, goes
+			 * back in. */
+			if (o && o->watch.enabled) {
 				p->next[s->file] = *o;
 				if (arm(d, &p->next[s->file], line, sizeof(line), &what) == 0)
 					break;
