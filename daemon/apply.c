@@ -218,7 +218,7 @@ static int accept(struct kw_plan *p, struct taken *t, const struct kw_file *f,
 			snprintf(why, sizeof(why), "one watch too many: %.60s is beyond the limit of "
 				 "%u watches at once (KStackWatch's max_watches; %.60s is the last "
 				 "that fits)", a, t->max_armed, b);
-			r = push_err(p, f, -ENOSPC, "%s%s", why, "");
+			r = push_err(p, f, -ENOSPC, "%s", why, NULL);
 		} else {
 			r = push_err(p, f, -EEXIST, conflict_fmt(f), a, b);
 		}

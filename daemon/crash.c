@@ -240,7 +240,6 @@ static int keep_crash(struct crash_rt *c, const char *text, size_t len, const ch
 
 void kwd_watch_fields(struct kwd *d, json_object *ev, const char *line)
 {
-	char path[PATH_MAX + NAME_MAX + 16];
 	size_t i;
 
 	if (!line[0])
@@ -248,8 +247,7 @@ void kwd_watch_fields(struct kwd *d, json_object *ev, const char *line)
 	kw_event_add_str(ev, "definition", line);
 	for (i = 0; i < d->n_armed; i++) {
 		if (strcmp(d->armed[i].line, line) == 0) {
-			snprintf(path, sizeof(path), "%s/watch.d/%s", d->confdir, d->armed[i].file);
-			kw_event_add_str(ev, "watch_file", path);
+			kw_event_add_str(ev, "watch_file", d->armed[i].path);
 			return;
 		}
 	}
@@ -306,8 +304,7 @@ static void report_event(struct crash_rt *c, const struct kmsg_report *r,
 		kw_event_add_str(ev, "module", r->module);
 	if (r->watched[0])
 		kw_event_add_str(ev, "watched", r->watched);
-	if (r->watch_line[0])
-		kwd_watch_fields(d, ev, r->watch_line);
+	kwd_watch_fields(d, ev, r->watch_line);
 	kw_event_add_str(ev, "access", kmsg_access_name[r->access]);
 	if (r->size)
 		kw_event_add_u64(ev, "access_size", r->size);

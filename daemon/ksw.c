@@ -78,7 +78,7 @@ const char *ksw_readback_find(const char *back, const char *line)
 	return NULL;
 }
 
-size_t ksw_readback_lines(const char *back, char (*lines)[256], size_t max)
+size_t ksw_readback_lines(const char *back, char (*lines)[KSW_LINE_MAX], size_t max)
 {
 	const char *p, *c;
 	size_t n = 0, len;
@@ -152,7 +152,7 @@ int ksw_disarm(const char *path)
 
 int ksw_remove(const char *path, const char *line)
 {
-	char buf[300];
+	char buf[KSW_LINE_MAX + 2];
 	int r;
 
 	if (snprintf(buf, sizeof(buf), "-%s\n", line) >= (int)sizeof(buf))

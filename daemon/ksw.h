@@ -34,6 +34,8 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 		size_t n);
 void ksw_vars_free(struct ksw_vars *vars);
 
+/* The longest /proc/kstackwatch line kwatchd writes, with its NUL. */
+#define KSW_LINE_MAX	256
 /* Watches kwatchd keeps at most, whatever a kernel allows. */
 #define KSW_WATCHES_MAX	16
 /* Where the kernel says how many watches it takes. */
@@ -63,8 +65,8 @@ bool ksw_readback_ok(const char *back, const char *line);
  * is @line's, or NULL. */
 const char *ksw_readback_find(const char *back, const char *line);
 /* Each watch line of a read-back, without what the kernel added after
- * " # ", into @lines (at most @max, each up to 256 bytes); how many. */
-size_t ksw_readback_lines(const char *back, char (*lines)[256], size_t max);
+ * " # ", into @lines (at most @max); how many. */
+size_t ksw_readback_lines(const char *back, char (*lines)[KSW_LINE_MAX], size_t max);
 /* Read the control file: 0 and *ret (free() it), or a negative errno. */
 int ksw_read(const char *path, char **ret);
 

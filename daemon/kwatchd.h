@@ -18,10 +18,18 @@ struct kwd;
 
 /* A watch in /proc/kstackwatch: the file it came from and its line. */
 struct kwd_armed {
-	char file[NAME_MAX + 1];
-	char line[256];
+	char path[PATH_MAX];		/* the watch file's (struct kw_file's path) */
+	char line[KSW_LINE_MAX];
 	bool disarming;			/* its disarm waits for a reader to let go */
 };
+
+/* The watch file's name in watch.d/. */
+static inline const char *kwd_armed_name(const struct kwd_armed *a)
+{
+	const char *slash = strrchr(a->path, '/');
+
+	return slash ? slash + 1 : a->path;
+}
 
 struct fuzz_rt {
 	struct kwd *d;

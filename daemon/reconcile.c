@@ -85,14 +85,14 @@ static void drop_next(struct kw_plan *p, size_t i)
 
 #define KSW_RETRY_USEC 200000
 
-/* The watch armed from file @name, or NULL; one whose disarm waits for a
+/* The watch armed from file @f, or NULL; one whose disarm waits for a
  * reader is no longer the file's. */
-static struct kwd_armed *armed_of(struct kwd *d, const char *name)
+static struct kwd_armed *armed_of(struct kwd *d, const struct kw_file *f)
 {
 	size_t i;
 
 	for (i = 0; i < d->n_armed; i++)
-		if (!d->armed[i].disarming && strcmp(d->armed[i].file, name) == 0)
+		if (!d->armed[i].disarming && strcmp(d->armed[i].path, f->path) == 0)
 			return &d->armed[i];
 	return NULL;
 }
@@ -114,15 +114,12 @@ static void watch_gone(struct kwd *d, struct kwd_armed *a)
 	size_t i = a - d->armed;
 
 	if (ev) {
-		char path[PATH_MAX + NAME_MAX + 16];
-
-		snprintf(path, sizeof(path), "%s/watch.d/%s", d->confdir, a->file);
 		kw_event_add_str(ev, "file_kind", kw_kind_name[KW_WATCH]);
-		kw_event_add_str(ev, "file", path);
+		kw_event_add_str(ev, "file", a->path);
 		kw_event_add_str(ev, "definition", a->line);
 		kwd_emit(d, ev);
 	}
-	log_info("watch disarmed (%s)", a->file);
+	log_info("watch disarmed (%s)", kwd_armed_name(a));
 	memmove(a, a + 1, (d->n_armed - i - 1) * sizeof(*a));
 	d->n_armed--;
 }
@@ -198,7 +195,7 @@ static void take_out(struct kwd *d, struct kwd_armed *a)
 	if (r == -EBUSY) {
 		/* Still armed in the kernel: say so, and finish it later. */
 		log_warning("disarming %s: %s is held open by a reader; retrying every %d ms",
-			    a->file, d->set.kstackwatch, KSW_RETRY_USEC / 1000);
+			    kwd_armed_name(a), d->set.kstackwatch, KSW_RETRY_USEC / 1000);
 		a->disarming = true;
 		ksw_retry_later(d, KSW_RETRY_USEC);
 		return;
@@ -210,7 +207,7 @@ static void take_out(struct kwd *d, struct kwd_armed *a)
 
 static void disarm(struct kwd *d, const struct kw_file *f)
 {
-	struct kwd_armed *a = armed_of(d, f->name);
+	struct kwd_armed *a = armed_of(d, f);
 
 	if (a)
 		take_out(d, a);
@@ -224,7 +221,7 @@ static void disarm(struct kwd *d, const struct kw_file *f)
  * reason). */
 static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const char **what)
 {
-	struct kwd_armed *prev = armed_of(d, f->name), *a = NULL;
+	struct kwd_armed *prev = armed_of(d, f), *a = NULL;
 	bool add = d->max_watches > 1;
 	char why[400], picked[64] = "";
 	json_object *ev;
@@ -257,7 +254,7 @@ static int arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const cha
 		}
 		/* Two files for one watch: the kernel holds a line once. */
 		*what = NULL;
-		snprintf(line, n, "the same watch as watch.d/%s: %s", d->armed[i].file,
+		snprintf(line, n, "the same watch as watch.d/%s: %s", kwd_armed_name(&d->armed[i]),
 			 d->armed[i].line);
 		return -EEXIST;
 	}
@@ -287,7 +284,7 @@ armed:
 	if (!a)
 		a = &d->armed[d->n_armed++];
 	snprintf(a->line, sizeof(a->line), "%s", line);
-	snprintf(a->file, sizeof(a->file), "%s", f->name);
+	snprintf(a->path, sizeof(a->path), "%s", f->path);
 	a->disarming = false;
 	ev = kw_event_new("watch_armed");
 	if (ev) {
@@ -390,7 +387,7 @@ static int execute(struct kwd *d, struct kw_plan *p)
 			}
 			o = kw_file_find(old, n_old, KW_WATCH, f->name);
 			/* Its version in force is still armed: it stays. */
-			if (o && armed_of(d, f->name)) {
+			if (o && armed_of(d, f)) {
 				p->next[s->file] = *o;
 				break;
 			}
@@ -553,7 +550,7 @@ int kwd_reload(struct kwd *d, const char *why)
 void kwd_ksw_clear_stale(struct kwd *d)
 {
 	_cleanup_free_ char *back = NULL;
-	char lines[KSW_WATCHES_MAX][256];
+	char lines[KSW_WATCHES_MAX][KSW_LINE_MAX];
 	size_t i, j, n;
 	int r;
 
@@ -601,7 +598,7 @@ void kwd_teardown(struct kwd *d)
 	if (finish_disarms(d) < 0)
 		for (i = 0; i < d->n_armed; i++)
 			log_warning("%s still held open by a reader: the watch from %s stays armed",
-				    d->set.kstackwatch, d->armed[i].file);
+				    d->set.kstackwatch, kwd_armed_name(&d->armed[i]));
 	d->n_armed = 0;
 	fuzz_stop_all(d);
 	kwd_inforce_forget();	/* <state>/in-force still has them */

@@ -75,25 +75,16 @@ json_object *kwd_status(struct kwd *d)
 	}
 	json_object_object_add(st, "files", files);
 	/* watch and watch_file: the first watch, as with one watch at a time. */
+	kw_event_add_str(st, "watch", d->n_armed ? d->armed[0].line : "");
+	kw_event_add_str(st, "watch_file", d->n_armed ? d->armed[0].path : "");
 	watches = json_object_new_array();
 	for (i = 0; watches && i < d->n_armed; i++) {
-		char path[PATH_MAX + NAME_MAX + 16];
-
-		snprintf(path, sizeof(path), "%s/watch.d/%s", d->confdir, d->armed[i].file);
-		if (i == 0) {
-			kw_event_add_str(st, "watch", d->armed[i].line);
-			kw_event_add_str(st, "watch_file", path);
-		}
 		o = json_object_new_object();
 		if (!o)
 			continue;
-		kw_event_add_str(o, "file", path);
+		kw_event_add_str(o, "file", d->armed[i].path);
 		kw_event_add_str(o, "definition", d->armed[i].line);
 		json_object_array_add(watches, o);
-	}
-	if (!d->n_armed || !watches) {
-		kw_event_add_str(st, "watch", d->n_armed ? d->armed[0].line : "");
-		kw_event_add_str(st, "watch_file", "");
 	}
 	json_object_object_add(st, "watches", watches);
 	kw_event_add_u64(st, "max_watches", d->max_watches ? d->max_watches : 1);

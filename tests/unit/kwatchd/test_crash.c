@@ -116,10 +116,9 @@ static void watch_named_by_its_line(void **state)
 	const char *s;
 
 	(void)state;
-	snprintf(d->confdir, sizeof(d->confdir), "/etc/kwatchd");
-	snprintf(d->armed[0].file, sizeof(d->armed[0].file), "a.conf");
+	snprintf(d->armed[0].path, sizeof(d->armed[0].path), "/etc/kwatchd/watch.d/a.conf");
 	snprintf(d->armed[0].line, sizeof(d->armed[0].line), "fn=f");
-	snprintf(d->armed[1].file, sizeof(d->armed[1].file), "b.conf");
+	snprintf(d->armed[1].path, sizeof(d->armed[1].path), "/etc/kwatchd/watch.d/b.conf");
 	snprintf(d->armed[1].line, sizeof(d->armed[1].line), "fn=g co=-48 wl=8");
 	d->n_armed = 2;
 	ev = json_object_new_object();
