@@ -27,6 +27,8 @@ static void win_pop(struct cq *q)
 	ev_buf_unref(q->win[q->win_head]);
 	q->win_head = (q->win_head + 1) % q->win_cap;
 	q->win_count--;
+	if (q->win_read)
+		q->win_read--;
 }
 
 void cq_done(struct cq *q)
@@ -41,23 +43,29 @@ void cq_done(struct cq *q)
 	free(q->ring);
 	free(q->win);
 	free(q->win_end);
+	free(q->win_read_at);
 	q->ring = NULL;
 	q->win = NULL;
 	q->win_end = NULL;
+	q->win_read_at = NULL;
 }
 
-int cq_keep_sent(struct cq *q, unsigned int cap)
+int cq_keep_sent(struct cq *q, unsigned int cap, uint64_t grace)
 {
 	q->win = calloc(cap, sizeof(*q->win));
 	q->win_end = calloc(cap, sizeof(*q->win_end));
-	if (!q->win || !q->win_end) {
+	q->win_read_at = calloc(cap, sizeof(*q->win_read_at));
+	if (!q->win || !q->win_end || !q->win_read_at) {
 		free(q->win);
 		free(q->win_end);
+		free(q->win_read_at);
 		q->win = NULL;
 		q->win_end = NULL;
+		q->win_read_at = NULL;
 		return -ENOMEM;
 	}
 	q->win_cap = cap;
+	q->grace = grace;
 	return 0;
 }
 
@@ -74,14 +82,30 @@ static void win_push(struct cq *q, struct ev_buf *b)
 	}
 	q->win[(q->win_head + q->win_count) % q->win_cap] = b;
 	q->win_end[(q->win_head + q->win_count) % q->win_cap] = q->written;
+	q->win_read_at[(q->win_head + q->win_count) % q->win_cap] = 0;
 	q->win_count++;
 }
 
-void cq_ack(struct cq *q, uint64_t unread)
+void cq_ack(struct cq *q, uint64_t unread, uint64_t now)
 {
 	uint64_t read = unread < q->written ? q->written - unread : 0;
 
-	while (q->win_count && q->win_end[q->win_head] <= read)
+	/* Newly read: stamped now.  The stamps grow from the head on. */
+	while (q->win_read < q->win_count) {
+		unsigned int i = (q->win_head + q->win_read) % q->win_cap;
+
+		if (q->win_end[i] > read)
+			break;
+		q->win_read_at[i] = now;
+		q->win_read++;
+	}
+	while (q->win_read && q->win_read_at[q->win_head] + q->grace <= now)
+		win_pop(q);
+}
+
+void cq_ack_all(struct cq *q)
+{
+	while (q->win_count)
 		win_pop(q);
 }
 
@@ -92,6 +116,7 @@ void cq_forget_sent(struct cq *q)
 	while (q->win_count)
 		win_pop(q);
 	q->win_head = 0;
+	q->win_read = 0;
 }
 
 unsigned int cq_requeue_sent(struct cq *q)
@@ -120,6 +145,7 @@ unsigned int cq_requeue_sent(struct cq *q)
 		n++;
 	}
 	q->win_head = 0;
+	q->win_read = 0;
 	return n;
 }
 

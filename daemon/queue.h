@@ -31,7 +31,10 @@ struct cq {
 	 * written on this connection. */
 	struct ev_buf **win;
 	uint64_t *win_end;
+	uint64_t *win_read_at;		/* when seen read; 0: not yet */
 	unsigned int win_cap, win_head, win_count;
+	unsigned int win_read;		/* from the head, seen read */
+	uint64_t grace;			/* kept this long after being read */
 	uint64_t written;		/* bytes written on this connection */
 	uint64_t resent_total;		/* events sent again after a loss */
 	uint64_t unprotected_total;	/* left the window unread-or-not */
@@ -53,13 +56,18 @@ void cq_advance(struct cq *q, size_t n);
 void cq_flush_lost(struct cq *q);
 
 /* Keep up to cap events written whole until cq_ack() says the reader has
- * read them (a push target: a collector that dies loses what it had not
- * read).  0 or -ENOMEM. */
-int cq_keep_sent(struct cq *q, unsigned int cap);
-/* unread bytes of this connection are still in the socket or pipe (an
- * upper bound: SIOCOUTQ counts the kernel's buffers); the events that end
- * before them were read and leave the window. */
-void cq_ack(struct cq *q, uint64_t unread);
+ * read them, and grace (in the unit of cq_ack()'s now) has passed since
+ * (a push target: a collector that dies loses what was still in its
+ * socket, and what it had read but not yet written out).  0 or -ENOMEM. */
+int cq_keep_sent(struct cq *q, unsigned int cap, uint64_t grace);
+/* At now (> 0, monotonic), unread bytes of this connection are still in
+ * the socket or pipe (an upper bound: SIOCOUTQ counts the kernel's
+ * buffers): the events that end before them were read, and those read
+ * grace ago or more leave the window. */
+void cq_ack(struct cq *q, uint64_t unread, uint64_t now);
+/* A reader that cannot say what it read: what was written counts as read
+ * and leaves the window now. */
+void cq_ack_all(struct cq *q);
 /* The connection went: the window's events go back to the front of the
  * queue, in order, to be written again on the next one, and the head's
  * partly written bytes are written again whole.  Returns how many came

@@ -27,6 +27,10 @@
 /* Events written by one writev()/sendmsg(). */
 #define CLIENT_IOV 64
 #define PUSH_ACK_USEC 200000ULL
+/* A collector stopped loses what it had read but not yet written out (a
+ * syslog-ng killed lost two lines it had read some 80 ms before): events
+ * stay in the window this long after the socket says they were read. */
+#define PUSH_READ_GRACE_USEC 2000000ULL
 #define PUSH_BACKOFF_MIN_US 100000ULL
 #define PUSH_BACKOFF_MAX_US 5000000ULL
 
@@ -115,9 +119,9 @@ int server_push_unread(int fd, mode_t mode, int *unread)
 	return 0;
 }
 
-/* What the push target has read leaves the window.  A character device
- * cannot say: what was written counts as read.  A peer gone acks
- * nothing: push_io() sends the window again. */
+/* What the push target read PUSH_READ_GRACE_USEC ago leaves the window.
+ * A character device cannot say: what was written counts as read.  A
+ * peer gone acks nothing: push_io() sends the window again. */
 static void push_ack(struct client *c)
 {
 	int unread = 0, r;
@@ -125,11 +129,13 @@ static void push_ack(struct client *c)
 	if (c->fd < 0)
 		return;
 	r = server_push_unread(c->fd, c->srv->push_mode, &unread);
-	if (r == -EOPNOTSUPP)
-		unread = 0;
-	else if (r < 0)
+	if (r == -EOPNOTSUPP) {
+		cq_ack_all(&c->q);
 		return;
-	cq_ack(&c->q, unread > 0 ? (uint64_t)unread : 0);
+	}
+	if (r < 0)
+		return;
+	cq_ack(&c->q, unread > 0 ? (uint64_t)unread : 0, kw_now_usec());
 }
 
 /* Write what the queue holds until EAGAIN; -errno if the peer is gone. */
@@ -457,7 +463,7 @@ static struct client *client_new(struct server *srv, int fd, bool push)
 		free(c);
 		return NULL;
 	}
-	if (push && cq_keep_sent(&c->q, PUSH_WINDOW) < 0) {
+	if (push && cq_keep_sent(&c->q, PUSH_WINDOW, PUSH_READ_GRACE_USEC) < 0) {
 		cq_done(&c->q);
 		free(c);
 		return NULL;

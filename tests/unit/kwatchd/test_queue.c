@@ -161,7 +161,7 @@ static void sent_window(void **state)
 
 	(void)state;
 	assert_int_equal(cq_init(&q, 8, 1 << 20, lost, NULL), 0);
-	assert_int_equal(cq_keep_sent(&q, 4), 0);
+	assert_int_equal(cq_keep_sent(&q, 4, 0), 0);
 	for (i = 1; i <= 3; i++)
 		push_ev(&q, i);
 	for (i = 1; i <= 3; i++)
@@ -169,7 +169,7 @@ static void sent_window(void **state)
 	assert_int_equal(q.win_count, 3);
 	/* "ev N\n" is 5 bytes: 15 written; 6 unread means ev 1 was read and
 	 * ev 2 (bytes 5..9) maybe not. */
-	cq_ack(&q, 6);
+	cq_ack(&q, 6, 1);
 	assert_int_equal(q.win_count, 2);
 	/* ev 4 half written when the reader goes. */
 	push_ev(&q, 4);
@@ -185,7 +185,7 @@ static void sent_window(void **state)
 	assert_string_equal(out, "ev 4\n");
 	assert_int_equal(cq_peek(&q, &p), 0);
 	/* Everything read: the window empties. */
-	cq_ack(&q, 0);
+	cq_ack(&q, 0, 2);
 	assert_int_equal(q.win_count, 0);
 	/* More than the window holds: the oldest go unprotected. */
 	for (i = 5; i <= 10; i++) {
@@ -198,6 +198,71 @@ static void sent_window(void **state)
 	cq_forget_sent(&q);
 	assert_int_equal(q.win_count, 0);
 	assert_int_equal(cq_requeue_sent(&q), 0);
+	cq_done(&q);
+}
+
+/* A collector that dies loses what it had read but not written out yet:
+ * an event read leaves the window only grace after it was seen read, so
+ * the last ones read go out again on the next connection. */
+static void read_grace(void **state)
+{
+	struct cq q;
+	char out[64];
+	uint64_t i;
+
+	(void)state;
+	assert_int_equal(cq_init(&q, 8, 1 << 20, lost, NULL), 0);
+	assert_int_equal(cq_keep_sent(&q, 8, 100), 0);
+	for (i = 1; i <= 3; i++) {
+		push_ev(&q, i);
+		drain_one(&q, out, sizeof(out));
+	}
+	/* At 1000, ev 1 and 2 are read (5 bytes unread): kept. */
+	cq_ack(&q, 5, 1000);
+	assert_int_equal(q.win_count, 3);
+	assert_int_equal(q.win_read, 2);
+	/* ev 3 read at 1050; at 1099 nothing is old enough yet. */
+	cq_ack(&q, 0, 1050);
+	cq_ack(&q, 0, 1099);
+	assert_int_equal(q.win_count, 3);
+	/* At 1100 ev 1 and 2 go, not ev 3 (read at 1050, not at 1000). */
+	cq_ack(&q, 0, 1100);
+	assert_int_equal(q.win_count, 1);
+	assert_int_equal(q.win_read, 1);
+	/* ev 4 written, the reader dies: ev 3, read but within the grace,
+	 * and ev 4, unread, are sent again, in order. */
+	push_ev(&q, 4);
+	drain_one(&q, out, sizeof(out));
+	cq_ack(&q, 5, 1120);
+	assert_int_equal(cq_requeue_sent(&q), 2);
+	assert_int_equal(q.win_read, 0);
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "ev 3\n");
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "ev 4\n");
+	/* The new connection counts from 0: both are read at 2000 and stay
+	 * until 2100.  A full window lets the oldest go, read or not. */
+	cq_ack(&q, 0, 2000);
+	assert_int_equal(q.win_read, 2);
+	for (i = 5; i <= 11; i++) {
+		push_ev(&q, i);
+		drain_one(&q, out, sizeof(out));
+	}
+	assert_int_equal(q.win_count, 8);
+	assert_int_equal(q.unprotected_total, 1);
+	assert_int_equal(q.win_read, 1);
+	cq_ack(&q, 0, 2050);
+	assert_int_equal(q.win_read, 8);
+	cq_ack(&q, 0, 2100);
+	assert_int_equal(q.win_count, 7);
+	cq_ack(&q, 0, 2150);
+	assert_int_equal(q.win_count, 0);
+	assert_int_equal(q.win_read, 0);
+	/* A reader that cannot say (a character device): all counts read. */
+	push_ev(&q, 12);
+	drain_one(&q, out, sizeof(out));
+	cq_ack_all(&q);
+	assert_int_equal(q.win_count, 0);
 	cq_done(&q);
 }
 
@@ -238,7 +303,7 @@ static void requeue_into_full_queue(void **state)
 
 	(void)state;
 	assert_int_equal(cq_init(&q, 4, 1 << 20, lost, NULL), 0);
-	assert_int_equal(cq_keep_sent(&q, 4), 0);
+	assert_int_equal(cq_keep_sent(&q, 4, 0), 0);
 	for (i = 1; i <= 3; i++) {
 		push_ev(&q, i);
 		drain_one(&q, out, sizeof(out));
@@ -258,6 +323,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(drops_and_lost_record),
 		cmocka_unit_test(partial_writes),
+		cmocka_unit_test(read_grace),
 		cmocka_unit_test(byte_bound_and_flush),
 		cmocka_unit_test(sent_window),
 		cmocka_unit_test(requeue_into_full_queue),

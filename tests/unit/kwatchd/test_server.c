@@ -547,8 +547,9 @@ static void push_queue_moves_or_is_counted(void **state)
 }
 
 /* A collector that goes with events unread in its socket: they are sent
- * again, whole and in order, on the next connection; events it did read
- * leave the window and are not sent twice. */
+ * again, whole and in order, on the next connection; so are those it read
+ * less than the grace before it went; events it read before that leave
+ * the window and are not sent twice. */
 static void collector_gone_unread_sent_again(void **state)
 {
 	struct kw_event_ctx ectx;
@@ -589,12 +590,26 @@ static void collector_gone_unread_sent_again(void **state)
 	}
 	/* Whole lines: the first byte is an event's start. */
 	assert_int_equal(buf[0], '{');
-	/* Read: the window empties (the idle check, 200 ms), nothing resent. */
+	/* Read, but the collector goes within the grace (it may not have
+	 * written them out): sent again. */
 	run_for(ev, 400000);
+	assert_int_equal(srv.push->q.win_count, 10);
+	close(cfd);
+	run_for(ev, 100000);
+	assert_int_equal(srv.push->q.resent_total, 20);
+	run_for(ev, 400000);
+	cfd = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	run_for(ev, 100000);
+	read_all(cfd, buf, sizeof(buf));
+	assert_int_equal(count_of(buf, "\"type\":\"probe\""), 10);
+	/* Read more than the grace ago: the window empties (the idle check
+	 * every 200 ms), nothing is sent again. */
+	run_for(ev, 2400000);
 	assert_int_equal(srv.push->q.win_count, 0);
 	close(cfd);
 	run_for(ev, 100000);
-	assert_int_equal(srv.push->q.resent_total, 10);
+	assert_int_equal(srv.push->q.resent_total, 20);
 	close(lfd);
 	stop(ev, &srv);
 }
