@@ -25,16 +25,17 @@ BRIDGE_SRCS = $(wildcard $(KSRC)/tools/kfuzztest-bridge/*.[ch])
 
 $(B)/guest/opt/kwatch/bin/kfuzztest-bridge: $(BRIDGE_SRCS) | kernel-tree
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ $(KSRC)/tools/kfuzztest-bridge/*.c
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ $(KSRC)/tools/kfuzztest-bridge/*.c $(LIBBPF_LIBS)
 
 GUEST_TARGETS += $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
 
 # The host test of the bridge: encodes known schemas from a known stream
-# and checks the bytes, the errors and their positions.
+# and checks the bytes, the errors and their positions; derives schemas
+# from the BTF of structures compiled in the test (gcc -gbtf).
 $(B)/unit/kfuzztest_bridge: tests/unit/kfuzztest-bridge.sh tests/unit/check.sh $(BRIDGE_SRCS) | kernel-tree
 	@mkdir -p $(@D)/kfuzztest-bridge.d
 	$(CC) $(CFLAGS) $(WARN) $(SAN) -std=gnu11 -o $(@D)/kfuzztest-bridge.d/kfuzztest-bridge \
-		$(KSRC)/tools/kfuzztest-bridge/*.c
+		$(KSRC)/tools/kfuzztest-bridge/*.c $(LIBBPF_LIBS)
 	sed -e 's|@BRIDGE@|$(CURDIR)/$(@D)/kfuzztest-bridge.d/kfuzztest-bridge|' \
 		-e 's|@TOP@|$(CURDIR)|' $< >$@
 	chmod +x $@

@@ -11,6 +11,8 @@
 mark() { MARK=$(dmesg | wc -l); }
 since_mark() { dmesg | tail -n +$((MARK + 1)); }
 kasan_reports() { since_mark | grep -c 'BUG: KASAN' || true; }
+B=/opt/kwatch/bin/kfuzztest-bridge
+TAB=/opt/kwatch/kfuzztest-targets.txt
 
 t_targets_listed() {
 	local t
@@ -71,7 +73,6 @@ t_underflow_on_buffer() {
 # sample's bug is reported by KASAN in the sample's function.  An input
 # the bridge kept in a file (-o) replays the same report.
 t_bridge_samples() {
-	local B=/opt/kwatch/bin/kfuzztest-bridge
 	[ -x $B ] || fail "kfuzztest-bridge not in the image" || return 1
 	mark
 	$B 'nested_buffers { ptr[a] len[a, u64] ptr[b] len[b, u64] }; a { arr[u8, 16] }; b { arr[u8, 40] };' \
@@ -166,7 +167,7 @@ kft_buffer_blob() { # OUT FILE
 # host run with no report; random inputs from the bridge run without a
 # crash of the harness (each write succeeds) and no report.
 t_crypto_targets() {
-	local in=/opt/kwatch/kfuzztest-inputs t err i B=/opt/kwatch/bin/kfuzztest-bridge
+	local in=/opt/kwatch/kfuzztest-inputs t err i
 	for t in test_pkcs7_parse_message test_rsa_parse_pub_key test_rsa_parse_priv_key; do
 		[ -e $KFT/$t/input ] || fail "no target $t" || return 1
 	done
@@ -191,6 +192,71 @@ t_crypto_targets() {
 	grep -c 'kfuzztest_done: target=test_' $T/trace
 	expect_eq "completed runs (3 valid + 60 random)" \
 		"$(grep -c 'kfuzztest_done: target=test_[a-z0-9_]* size=[0-9]* duration_ns=[0-9]* result=0' $T/trace)" 63 || return 1
+	expect_eq "KASAN reports" "$(kasan_reports)" 0
+}
+
+# Hand-written schemas of every target in the tree, with 64-byte buffers
+# (the bridge's default for a derived one).
+HAND_test_pkcs7_parse_message='pkcs7_parse_message_arg { ptr[data] len[data, u64] }; data { arr[u8, 64] };'
+HAND_test_rsa_parse_priv_key='rsa_parse_key_arg { ptr[key] len[key, u64] }; key { arr[u8, 64] };'
+HAND_test_rsa_parse_pub_key=$HAND_test_rsa_parse_priv_key
+HAND_test_overflow_on_nested_buffer='nested_buffers { ptr[a] len[a, u64] ptr[b] len[b, u64] }; a { arr[u8, 64] }; b { arr[u8, 64] };'
+HAND_test_underflow_on_buffer='some_buffer { ptr[buf] len[buf, u64] }; buf { arr[u8, 64] };'
+HAND_test_trivial='trivial_arg { u64 u64 };'
+HAND_test_null_deref='maybe_null { ptr[v] }; v { u64 };'
+
+# Schemas derived from the running kernel's BTF and the image's target
+# table (kfuzztest-bridge -t): for every target the kernel has, the derived
+# input is the hand-written schema's byte for byte (same regions, sizes and
+# relocations; a zero stream).  A target the test has no hand-written
+# schema for fails it.
+t_derived_schemas() {
+	local t var n=0 s e
+	[ -r /sys/kernel/btf/vmlinux ] || fail "no /sys/kernel/btf/vmlinux" || return 1
+	for t in $(awk '$1 == "target" { print $2 }' $TAB); do
+		var=HAND_$t
+		[ -n "${!var:-}" ] || fail "$t: the test has no hand-written schema to compare with" || return 1
+		echo "$t: $($B -t $TAB -p $t 2>&1)"
+		$B -t $TAB -o $W/derived_$t $t /dev/zero || fail "$t: no derived input" || return 1
+		$B -o $W/hand_$t "${!var}" $t /dev/zero || fail "$t: no hand-written input" || return 1
+		cmp -s $W/derived_$t $W/hand_$t ||
+			fail "$t: the derived input differs from the hand-written schema's" || return 1
+		n=$((n + 1))
+	done
+	expect_eq "targets whose derived input is the hand-written one's" $n "$(grep -c '^target' $TAB)" || return 1
+	s=$(date +%s%N)
+	for t in 1 2 3 4 5 6 7 8 9 10; do
+		$B -t $TAB -p test_overflow_on_nested_buffer >/dev/null || return 1
+	done
+	e=$(date +%s%N)
+	echo "kfuzztest-bench: deriving a schema from /sys/kernel/btf/vmlinux ($(stat -c %s /sys/kernel/btf/vmlinux) bytes): $(((e - s) / 10000000)) ms (TCG, a process each)"
+	expect_eq "an unknown target" "$($B -t $TAB -p no_such_target 2>&1)" "no target 'no_such_target' in $TAB"
+}
+
+# Random inputs from the derived schema reach the target's body at least
+# as often as random inputs from the hand-written one: 100 of each per
+# target, the completed runs counted in kfuzztest_done (result=0; 1 is a
+# body a constraint skipped).  Not the two targets whose bug any input
+# hits.
+t_derived_reach_body() {
+	local t var n=100 d h bad=0
+	echo 1 >$T/events/kfuzztest/enable
+	mark
+	for t in test_trivial test_null_deref test_pkcs7_parse_message test_rsa_parse_pub_key \
+		 test_rsa_parse_priv_key; do
+		var=HAND_$t
+		echo >$T/trace
+		$B -t $TAB -n $n $t /dev/urandom || fail "$t: a derived input was refused" || return 1
+		d=$(grep -c "kfuzztest_done: target=$t size=[0-9]* duration_ns=[0-9]* result=0" $T/trace)
+		echo >$T/trace
+		$B -n $n "${!var}" $t /dev/urandom || fail "$t: a hand-written input was refused" || return 1
+		h=$(grep -c "kfuzztest_done: target=$t size=[0-9]* duration_ns=[0-9]* result=0" $T/trace)
+		echo "kfuzztest-bench: $t: random inputs that ran the body to its end: derived schema $d of $n, hand-written $h of $n"
+		[ "$d" -ge "$h" ] || { echo "FAIL: $t: fewer from the derived schema"; bad=$((bad + 1)); }
+		[ "$d" -gt 0 ] || { echo "FAIL: $t: no derived input ran the body"; bad=$((bad + 1)); }
+	done
+	echo 0 >$T/events/kfuzztest/enable
+	expect_eq "targets where the derived schema did worse" $bad 0 || return 1
 	expect_eq "KASAN reports" "$(kasan_reports)" 0
 }
 
