@@ -38,6 +38,8 @@ void kw_settings_default(struct kw_settings *s)
 	strcpy(s->instance, "kwatchd");
 	strcpy(s->kfuzztest, "/sys/kernel/debug/kfuzztest");
 	strcpy(s->spool_root, "/var/lib/kwatchd/spool");
+	strcpy(s->bridge, "/usr/bin/kfuzztest-bridge");
+	strcpy(s->fuzz_table, "/usr/share/kwatch/kfuzztest-targets.txt");
 	s->bpf = true;
 	s->ringbuf_kib = 256;
 	s->kmsg = true;
@@ -280,6 +282,10 @@ static int settings_handler(void *user, const char *section, const char *key, co
 			dst = s->kfuzztest;
 		else if (strcmp(key, "spool") == 0)
 			dst = s->spool_root;
+		else if (strcmp(key, "bridge") == 0)
+			dst = s->bridge;
+		else if (strcmp(key, "fuzz_table") == 0)
+			dst = s->fuzz_table;
 		else if (strcmp(key, "instance") == 0) {
 			if (!kw_ident_ok(v, KW_NAME_MAX, NULL))
 				return bad(ps, "instance: not a name: '%s'", v);
@@ -575,6 +581,15 @@ static int fuzz_key(struct parse_state *ps, struct kw_fuzz *z, const char *key, 
 	} else if (strcmp(key, "enabled") == 0) {
 		if (parse_bool(v, &z->enabled) < 0)
 			return bad(ps, "enabled: want yes or no, got '%s'", v);
+	} else if (strcmp(key, "generate") == 0) {
+		if (parse_bool(v, &z->generate) < 0)
+			return bad(ps, "generate: want yes or no, got '%s'", v);
+	} else if (strcmp(key, "buffer_size") == 0) {
+		if (parse_uint(v, 65536, &z->buffer_size) < 0 || z->buffer_size < 2)
+			return bad(ps, "buffer_size: want 2..65536 bytes, got '%s'", v);
+	} else if (strcmp(key, "batch") == 0) {
+		if (parse_uint(v, 1000000, &z->batch) < 0 || z->batch < 1)
+			return bad(ps, "batch: want 1..1000000 inputs, got '%s'", v);
 	} else {
 		return bad(ps, "unknown key '%s' in [fuzz]", key);
 	}
@@ -673,6 +688,9 @@ static int validate(struct parse_state *ps, struct kw_file *f)
 				return bad(ps, "no target= and the file name is not a valid target name"), -EINVAL;
 			strcpy(f->fuzz.target, stem);
 		}
+		if (f->fuzz.generate && (f->fuzz.spool[0] || f->fuzz.producer_group[0] ||
+					 f->fuzz.rate || f->fuzz.repeat != 1))
+			return bad(ps, "generate = yes has no spool: spool=, producer_group=, rate= and repeat= do not apply"), -EINVAL;
 		break;
 	default:
 		return -EINVAL;
@@ -707,6 +725,8 @@ int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t 
 		f->fuzz.repeat = 1;
 		f->fuzz.keep = KW_FUZZ_KEEP_DEFAULT;
 		f->fuzz.enabled = true;
+		f->fuzz.buffer_size = KW_FUZZ_BUFFER_DEFAULT;
+		f->fuzz.batch = KW_FUZZ_BATCH_DEFAULT;
 		break;
 	default:
 		return -EINVAL;

@@ -81,9 +81,16 @@ struct kw_fuzz {
 	unsigned int repeat;		/* writes per blob */
 	unsigned int keep;		/* entries kept in done/, rejected/, interrupted/; 0: all */
 	bool enabled;
+	/* generate = yes: inputs from the target's schema derived from BTF,
+	 * written by kfuzztest-bridge in a child process, not a spool. */
+	bool generate;
+	unsigned int buffer_size;	/* bytes of each buffer a pointer points at */
+	unsigned int batch;		/* inputs per bridge run */
 };
 
 #define KW_FUZZ_KEEP_DEFAULT 10000
+#define KW_FUZZ_BUFFER_DEFAULT 64
+#define KW_FUZZ_BATCH_DEFAULT 1000
 
 struct kw_file {
 	enum kw_kind kind;
@@ -113,6 +120,8 @@ struct kw_settings {
 	char instance[KW_NAME_MAX + 1];
 	char kfuzztest[PATH_MAX];
 	char spool_root[PATH_MAX];
+	char bridge[PATH_MAX];		/* kfuzztest-bridge, for generate = yes */
+	char fuzz_table[PATH_MAX];	/* the kernel's target table, for the bridge */
 	/* [capture]: BPF programs and crash capture */
 	bool bpf;
 	unsigned int ringbuf_kib;	/* a power of two, >= 4 */

@@ -207,7 +207,7 @@ static int keep_crash(struct crash_rt *c, const char *text, size_t len, const ch
 	if (dfd < 0)
 		return dfd;
 	if (faccessat(dfd, blob, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
-		ret = copy_file(d->tie.path, dfd, blob);
+		ret = copy_file(kwd_tied_path(d), dfd, blob);
 		if (ret < 0)
 			return ret;
 	}

@@ -170,11 +170,28 @@ static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 
 const char *kwd_tied_blob(struct kwd *d, const char **target)
 {
-	if (!d->tie.set)
-		return NULL;
+	const char *t, *blob, *path;
+
+	if (!d->tie.set) {
+		/* Else a batch of generated inputs, running in its child. */
+		if (!fuzzgen_tied(d, &t, &blob, &path))
+			return NULL;
+		if (target)
+			*target = t;
+		return blob;
+	}
 	if (target)
 		*target = d->tie.target;
 	return d->tie.blob;
+}
+
+const char *kwd_tied_path(struct kwd *d)
+{
+	const char *t, *blob, *path;
+
+	if (d->tie.set)
+		return d->tie.path;
+	return fuzzgen_tied(d, &t, &blob, &path) ? path : NULL;
 }
 
 void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *path)
@@ -477,6 +494,8 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 
 	if (!f->fuzz.enabled)
 		return 0;
+	if (f->fuzz.generate)
+		return fuzzgen_start(d, f, reason, n);
 	if (f->fuzz.spool[0])
 		snprintf(dir, sizeof(dir), "%s", f->fuzz.spool);
 	else
@@ -559,7 +578,7 @@ bool fuzz_stop(struct kwd *d, const char *name)
 		d->fuzz[i] = d->fuzz[--d->n_fuzz];
 		return true;
 	}
-	return false;
+	return fuzzgen_stop(d, name);
 }
 
 void fuzz_stop_all(struct kwd *d)
@@ -568,4 +587,5 @@ void fuzz_stop_all(struct kwd *d)
 		fuzz_stop(d, d->fuzz[0]->file.name);
 	free(d->fuzz);
 	d->fuzz = NULL;
+	fuzzgen_stop_all(d);
 }

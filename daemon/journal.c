@@ -30,6 +30,7 @@ const struct kw_journal_type kw_journal_types[] = {
 	{ "daemon_reload", "b62811be4ba063f55d0660fdfc3d2616", LOG_INFO, true },
 	{ "daemon_start", "5bb65b86ffef0f5d76fda8a19d7f3f02", LOG_INFO, true },
 	{ "daemon_stop", "e1df58aa55cfd6a1b507de7318faf7ed", LOG_INFO, true },
+	{ "fuzz_batch", "8f1c2a6d4b3e4f0a9c7d5e6b1a2f3c4d", LOG_INFO, true },
 	{ "fuzz_deferred", "d23dd31c1f0b4f6b30330c5638b779fa", LOG_WARNING, true },
 	{ "fuzz_done", "063c7c7d38aa4f0d94c0fe84f0bac8bf", LOG_DEBUG, false },
 	{ "fuzz_entry", "7357a5ae200c9f41a4dc23c351d021a1", LOG_DEBUG, false },

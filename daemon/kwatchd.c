@@ -522,6 +522,8 @@ int main(int argc, char **argv)
 	sigaddset(&ss, SIGTERM);
 	sigaddset(&ss, SIGINT);
 	sigaddset(&ss, SIGHUP);
+	/* sd-event watches the bridges of generate = yes files. */
+	sigaddset(&ss, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	signal(SIGPIPE, SIG_IGN);
 

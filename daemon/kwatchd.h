@@ -78,6 +78,8 @@ struct kwd {
 
 	struct fuzz_rt **fuzz;		/* one per started fuzz file */
 	size_t n_fuzz;
+	struct fuzzgen_rt **gen;	/* one per started generate = yes file */
+	size_t n_gen;
 
 	bool wprobe_ok;
 	bool journal_failing;	/* said once until a send works again */
@@ -152,6 +154,17 @@ int kwd_pipe_open(struct kwd *d);
 int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n);
 bool fuzz_stop(struct kwd *d, const char *name);
 void fuzz_stop_all(struct kwd *d);
+/* The path of the blob kwd_tied_blob() names, or NULL. */
+const char *kwd_tied_path(struct kwd *d);
+
+/* fuzzgen.c: generate = yes, inputs from the bridge in a child process */
+int fuzzgen_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n);
+bool fuzzgen_stop(struct kwd *d, const char *name);
+void fuzzgen_stop_all(struct kwd *d);
+/* A running batch that reports are tied to: its target, name and file. */
+bool fuzzgen_tied(struct kwd *d, const char **target, const char **blob, const char **path);
+/* One object per generating file, into the status record's array. */
+void fuzzgen_status(struct kwd *d, json_object *arr);
 /* The blob reports are tied to now (and its target), NULL if none. */
 const char *kwd_tied_blob(struct kwd *d, const char **target);
 void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *path);

@@ -413,7 +413,8 @@ static int execute(struct kwd *d, struct kw_plan *p)
 				break;
 			}
 			kernel_failed(d, p, f, r, s->op == KW_STEP_WPROBE_CREATE ?
-				      "creating the wprobe" : "starting the spool", reason);
+				      "creating the wprobe" : f->fuzz.generate ?
+				      "starting the generator" : "starting the spool", reason);
 			o = kw_file_find(old, n_old, f->kind, f->name);
 			if (o && (s->op == KW_STEP_WPROBE_CREATE ? wp_create(d, o, reason, sizeof(reason)) :
 				  fuzz_start(d, o, reason, sizeof(reason))) == 0) {

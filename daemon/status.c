@@ -32,7 +32,7 @@ static json_object *file_status(const struct kw_file *f, const char *state,
 
 json_object *kwd_status(struct kwd *d)
 {
-	json_object *st = kw_event_new("status"), *files, *wps, *spools, *watches, *o;
+	json_object *st = kw_event_new("status"), *files, *wps, *spools, *watches, *gens, *o;
 	size_t i;
 
 	if (!st)
@@ -91,6 +91,11 @@ json_object *kwd_status(struct kwd *d)
 	json_object_object_add(st, "wprobes", wps);
 	kw_event_add_bool(st, "wprobe_support", d->wprobe_ok);
 	json_object_object_add(st, "spools", spools);
+	gens = json_object_new_array();
+	if (gens) {
+		fuzzgen_status(d, gens);
+		json_object_object_add(st, "generators", gens);
+	}
 	kw_event_add_u64(st, "clients", d->srv.n_clients);
 	kw_event_add_u64(st, "dropped", server_dropped(&d->srv));
 	kw_event_add_u64(st, "push_connects", d->srv.push_connects);

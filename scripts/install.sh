@@ -26,6 +26,14 @@ ins() { install -D -m "$1" "$2" "$DESTDIR$3"; }
 ins 0755 "$B/daemon/kwatchd" "$PREFIX/sbin/kwatchd"
 ins 0755 "$B/daemon/kwatchctl" "$PREFIX/bin/kwatchctl"
 ins 0755 "$BRIDGE" "$PREFIX/bin/kfuzztest-bridge"
+# The KFuzzTest records of the kernel built beside it (kfuzztest-list), for
+# the bridge's schemas from BTF (fuzz.d generate = yes); once it is built.
+TABLE=$B/guest/opt/kwatch/kfuzztest-targets.txt
+if [ -r "$TABLE" ]; then
+	ins 0644 "$TABLE" "$PREFIX/share/kwatch/kfuzztest-targets.txt"
+else
+	echo "install: no $TABLE (the kernel is not built): fuzz.d generate = yes needs it"
+fi
 # The units name /usr/sbin/kwatchd; another PREFIX gets its own path.
 for u in kwatchd.service kwatchd.socket; do
 	install -d "$DESTDIR$UNITDIR"
@@ -45,7 +53,8 @@ ins 0644 "$TOP/units/kwatchd.sysusers" "$PREFIX/lib/sysusers.d/kwatchd.conf"
 	fi
 done
 
-for d in README.md docs/event-schema.md docs/collectors.md docs/kwatchd-capture.md; do
+for d in README.md docs/event-schema.md docs/collectors.md docs/kwatchd-capture.md \
+	docs/kstackwatch-by-name.md docs/kfuzztest-generate.md; do
 	ins 0644 "$TOP/$d" "$PREFIX/share/doc/kwatch/$(basename "$d")"
 done
 for c in "$TOP"/config/collectors/*; do

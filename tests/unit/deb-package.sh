@@ -23,6 +23,7 @@ for f in /usr/sbin/kwatchd /usr/bin/kwatchctl /usr/bin/kfuzztest-bridge \
 	/lib/systemd/system/kwatchd.service /lib/systemd/system/kwatchd.socket \
 	/usr/lib/sysusers.d/kwatchd.conf /etc/kwatchd/kwatchd.conf \
 	/usr/share/kwatch/event-schema.json /usr/share/doc/kwatch/event-schema.md.gz \
+	/usr/share/kwatch/kfuzztest-targets.txt \
 	/usr/share/doc/kwatch/copyright; do
 	grep -qx "$f" "$d/files" || fail "no $f in the package"
 done

@@ -243,6 +243,25 @@ static void fuzz_ok_and_errors(void **state)
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ntarget = a/b\n", &f), -EINVAL);
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\nrepeat = 0\n", &f), -EINVAL);
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\nspool = relative\n", &f), -EINVAL);
+	/* generate = yes: no spool, its own keys. */
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\n", &f), 0);
+	assert_false(f.fuzz.generate);
+	assert_int_equal(f.fuzz.buffer_size, KW_FUZZ_BUFFER_DEFAULT);
+	assert_int_equal(f.fuzz.batch, KW_FUZZ_BATCH_DEFAULT);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = yes\nbuffer_size = 300\nbatch = 50\n",
+			       &f), 0);
+	assert_true(f.fuzz.generate);
+	assert_int_equal(f.fuzz.buffer_size, 300);
+	assert_int_equal(f.fuzz.batch, 50);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = maybe\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = yes\nbuffer_size = 1\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = yes\nbuffer_size = 65537\n", &f),
+			 -EINVAL);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = yes\nbatch = 0\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = yes\nspool = /srv/s\n", &f), -EINVAL);
+	assert_string_equal(f.err_reason,
+			    "generate = yes has no spool: spool=, producer_group=, rate= and repeat= do not apply");
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = yes\nrate = 5\n", &f), -EINVAL);
 }
 
 static void settings(void **state)

@@ -6,6 +6,7 @@
  * (crash_drain, here). */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -209,6 +210,99 @@ static void foreign_spool_refused(void **state)
 	free_kwd(d);
 }
 
+/* generate = yes (fuzzgen.c), with a stand-in bridge: -p answers for the
+ * schema (an error for target "bad"); a run keeps "input N" in its -k
+ * file and exits 0, or 3 (a report) for "crashy", or is killed for
+ * "killed". */
+static const char fake_bridge[] =
+	"#!/bin/sh\n"
+	"keep= n= t=\n"
+	"while [ $# -gt 0 ]; do\n"
+	"  case $1 in -k) keep=$2; shift 2 ;; -n) n=$2; shift 2 ;; -t|-s|-b) shift 2 ;;\n"
+	"  -p) [ \"$2\" = bad ] && { echo 'struct x.y: a union is not handled' >&2; exit 1; }\n"
+	"      echo 'x { u8 };'; exit 0 ;;\n"
+	"  *) [ -z \"$t\" ] && t=$1; shift ;; esac\n"
+	"done\n"
+	"printf 'input %s' \"$n\" >\"$keep\"\n"
+	"case $t in crashy) exit 3 ;; killed) kill -9 $$ ;; esac\n"
+	"exit 0\n";
+
+static struct kwd *gen_kwd(void)
+{
+	struct kwd *d = new_kwd();
+	sigset_t ss;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	snprintf(d->set.bridge, sizeof(d->set.bridge), "%s/bridge", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, d->set.bridge, fake_bridge,
+					  strlen(fake_bridge)), 0);
+	assert_int_equal(chmod(d->set.bridge, 0755), 0);
+	return d;
+}
+
+static int gen_start(struct kwd *d, const char *target, char *reason, size_t n)
+{
+	char text[256];
+	struct kw_file f;
+
+	snprintf(text, sizeof(text), "[fuzz]\ntarget = %s\ngenerate = yes\nbatch = 5\n", target);
+	assert_int_equal(kw_file_parse(KW_FUZZ, "/c/fuzz.d/g.conf", text, strlen(text), &f), 0);
+	return fuzz_start(d, &f, reason, n);
+}
+
+static void generated_batches(void **state)
+{
+	struct kwd *d = gen_kwd();
+	char reason[256] = "", path[PATH_MAX], *got = NULL;
+	const char *target = NULL, *blob;
+
+	(void)state;
+	/* No schema: the file's error, in the bridge's words. */
+	assert_int_equal(gen_start(d, "bad", reason, sizeof(reason)), -EINVAL);
+	assert_string_equal(reason, "no schema for bad: struct x.y: a union is not handled");
+	assert_int_equal(d->n_gen, 0);
+
+	/* Whole batches, one after the other; nothing is kept. */
+	assert_int_equal(gen_start(d, "t", reason, sizeof(reason)), 0);
+	run_for(d, 600);
+	assert_true(count("fuzz_batch", "\"outcome\":\"done\"") >= 2);
+	assert_true(count("fuzz_batch", "\"inputs\":5,") >= 2);
+	assert_int_equal(count("fuzz_batch", "\"exit_status\":0"), count("fuzz_batch", NULL));
+	assert_true(fuzz_stop(d, "g.conf"));
+	snprintf(path, sizeof(path), "%s/state/generate/t", root);
+	assert_int_equal(rmdir(path), 0);	/* empty */
+
+	/* A report: one batch, its input kept and tied to reports. */
+	n_events = 0;
+	assert_int_equal(gen_start(d, "crashy", reason, sizeof(reason)), 0);
+	run_for(d, 500);
+	assert_int_equal(count("fuzz_batch", NULL), 1);
+	assert_int_equal(count("fuzz_batch", "\"outcome\":\"report\""), 1);
+	assert_int_equal(count("fuzz_batch", "\"exit_status\":3"), 1);
+	blob = kwd_tied_blob(d, &target);
+	assert_non_null(blob);
+	assert_string_equal(target, "crashy");
+	assert_non_null(strstr(events[0], blob));
+	snprintf(path, sizeof(path), "%s/state/generate/crashy/%s", root, blob);
+	assert_string_equal(kwd_tied_path(d), path);
+	assert_int_equal(kw_read_file(path, 100, &got, NULL), 0);
+	assert_string_equal(got, "input 5");
+	free(got);
+	assert_true(fuzz_stop(d, "g.conf"));
+	assert_null(kwd_tied_blob(d, NULL));
+
+	/* Killed in a write (an oops): the same, with the signal. */
+	n_events = 0;
+	assert_int_equal(gen_start(d, "killed", reason, sizeof(reason)), 0);
+	run_for(d, 500);
+	assert_int_equal(count("fuzz_batch", "\"outcome\":\"killed\""), 1);
+	assert_int_equal(count("fuzz_batch", "\"signal\":9"), 1);
+	assert_non_null(kwd_tied_blob(d, NULL));
+	free_kwd(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +312,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(keeps_the_newest, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(foreign_spool_refused, tmpdir_setup,
 						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(generated_batches, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

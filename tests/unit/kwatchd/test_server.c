@@ -546,6 +546,21 @@ static void push_queue_moves_or_is_counted(void **state)
 	stop(ev, &srv);
 }
 
+/* The collector listens again: kwatchd reconnects and sends the ten
+ * events again, which it reads. */
+static int collector_back(sd_event *ev, int lfd, char *buf, size_t n)
+{
+	int cfd;
+
+	run_for(ev, 400000);
+	cfd = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	run_for(ev, 100000);
+	read_all(cfd, buf, n);
+	assert_int_equal(count_of(buf, "\"type\":\"probe\""), 10);
+	return cfd;
+}
+
 /* A collector that goes with events unread in its socket: they are sent
  * again, whole and in order, on the next connection; so are those it read
  * less than the grace before it went; events it read before that leave
@@ -576,12 +591,7 @@ static void collector_gone_unread_sent_again(void **state)
 	run_for(ev, 100000);
 	assert_int_equal(srv.push->q.resent_total, 10);
 	/* The collector is back (the same listening socket). */
-	run_for(ev, 400000);
-	cfd = accept(lfd, NULL, NULL);
-	assert_true(cfd >= 0);
-	run_for(ev, 100000);
-	read_all(cfd, buf, sizeof(buf));
-	assert_int_equal(count_of(buf, "\"type\":\"probe\""), 10);
+	cfd = collector_back(ev, lfd, buf, sizeof(buf));
 	for (i = 0; i < 10; i++) {
 		snprintf(want, sizeof(want), "\"i\":%d}", i);
 		assert_non_null(strstr(buf, want));
@@ -597,12 +607,7 @@ static void collector_gone_unread_sent_again(void **state)
 	close(cfd);
 	run_for(ev, 100000);
 	assert_int_equal(srv.push->q.resent_total, 20);
-	run_for(ev, 400000);
-	cfd = accept(lfd, NULL, NULL);
-	assert_true(cfd >= 0);
-	run_for(ev, 100000);
-	read_all(cfd, buf, sizeof(buf));
-	assert_int_equal(count_of(buf, "\"type\":\"probe\""), 10);
+	cfd = collector_back(ev, lfd, buf, sizeof(buf));
 	/* Read more than the grace ago: the window empties (the idle check
 	 * every 200 ms), nothing is sent again. */
 	run_for(ev, 2400000);

@@ -56,6 +56,16 @@ $(B)/guest/opt/kwatch/kfuzztest-targets.txt: $(B)/host/kfuzztest-list FORCE | mo
 
 GUEST_TARGETS += $(B)/guest/opt/kwatch/kfuzztest-targets.txt
 
+# Where the packages put them, for kwatchd's generate = yes (fuzz.d).
+$(B)/guest/usr/bin/kfuzztest-bridge: $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
+	@mkdir -p $(@D)
+	cp $< $@
+$(B)/guest/usr/share/kwatch/kfuzztest-targets.txt: $(B)/guest/opt/kwatch/kfuzztest-targets.txt
+	@mkdir -p $(@D)
+	cp $< $@
+
+GUEST_TARGETS += $(B)/guest/usr/bin/kfuzztest-bridge $(B)/guest/usr/share/kwatch/kfuzztest-targets.txt
+
 # Valid inputs for the crypto targets, made once with openssl: a PKCS#1
 # RSA key pair (DER) and a PKCS#7 signed message with its certificate.
 KFT_INPUTS := $(B)/guest/opt/kwatch/kfuzztest-inputs

@@ -6,7 +6,8 @@
 # are there; the package's postinst made the group and started the units;
 # and kwatchd does its job: a wprobe.d file on a kernel variable gives
 # wprobe_created, then wprobe_hit and wprobe_sample events on the socket
-# when the variable is written, and the same in the journal.  MANUAL: only
+# when the variable is written, and the same in the journal; a fuzz.d file
+# with generate = yes fuzzes a target with nothing else.  MANUAL: only
 # that image runs it (make deb-test).
 . /opt/kwatch/tests/guest/ktap.sh
 . /opt/kwatch/tests/guest/kwatchd.sh
@@ -63,6 +64,33 @@ t_wprobe_through_kwatchd() {
 	events_of wprobe_sample | grep -q '"wprobe":"kptr"' || fail "no wprobe_sample for kptr" || return 1
 	journalctl -u kwatchd -o json MESSAGE_ID=24500ecc21df3d1ea4c4337e7559e777 KWATCH_WPROBE=kptr | grep -q . ||
 		fail "wprobe_created not in the journal"
+}
+
+# Fuzzing by one file in someone else's VM: the kwatch package carries
+# kfuzztest-bridge and the kernel's target table, the kernel its BTF; a
+# fuzz.d file with generate = yes gives whole batches (test_trivial), and
+# a bug (test_underflow_on_buffer) a crash event tied to the kept input.
+t_fuzz_generate() {
+	local b ev blob tgt=test_underflow_on_buffer
+	dpkg -S /usr/share/kwatch/kfuzztest-targets.txt || fail "the target table is in no package" || return 1
+	follow_start
+	put $CONF/fuzz.d triv.conf '[fuzz]\ntarget = test_trivial\ngenerate = yes\nbatch = 100\n'
+	wait_for 60 grep -q '"type":"fuzz_batch"' "$EV"
+	rm -f $CONF/fuzz.d/triv.conf
+	put $CONF/fuzz.d gen.conf "[fuzz]\ntarget = $tgt\ngenerate = yes\nbatch = 20\n"
+	wait_for 60 grep -q '"type":"crash"' "$EV"
+	rm -f $CONF/fuzz.d/gen.conf
+	follow_stop
+	b=$(events_of fuzz_batch | head -n1)
+	echo "$b" | cut -c1-400
+	expect_eq "test_trivial: the first batch" "$(echo "$b" | field outcome)" done || return 1
+	ev=$(events_of crash | head -n1)
+	echo "$ev" | cut -c1-300
+	expect_eq "crash function" "$(echo "$ev" | field function)" underflow_on_buffer || return 1
+	blob=$(echo "$ev" | field blob)
+	[ -n "$blob" ] || fail "the crash is tied to no input" || return 1
+	ls -l /var/lib/kwatchd/crashes/$tgt
+	[ -s /var/lib/kwatchd/crashes/$tgt/$blob ] || fail "crashes/ lacks the input $blob"
 }
 
 # A watch by name in someone else's VM: the linux-image package carries its

@@ -300,6 +300,60 @@ t_kasan_crash_tied_to_blob() {
 	return 0
 }
 
+# fuzz.d with generate = yes, no spool: kfuzztest-bridge, in a child
+# process, derives the target's schema from BTF and writes random inputs.
+# test_trivial: whole batches (fuzz_batch done, inputs per second).
+# test_underflow_on_buffer (any input hits its bug): the first input stops
+# the batch; the crash event is tied to the batch's input file, which is
+# in crashes/<target>/ with the report, and replays the same report.  A
+# target the bridge has no schema for is the file's config_error.
+GEN=/var/lib/kwatchd/generate
+t_generate_from_btf() {
+	local tgt=test_underflow_on_buffer b ev blob st
+	# A fresh daemon: the crash is new to it (not a crash_repeat).
+	write_conf "" || fail "kwatchd restart" || return 1
+	follow_start
+	put $CONF/fuzz.d triv.conf "[fuzz]\ntarget = test_trivial\ngenerate = yes\nbatch = 200\n"
+	wait_for 60 sh -c "[ \$(grep -c '\"type\":\"fuzz_batch\"' $EV) -ge 2 ]"
+	st=$(kwatchctl status -r | grep -o '"generators":\[[^]]*\]')
+	rm $CONF/fuzz.d/triv.conf
+	put $CONF/fuzz.d nope.conf "[fuzz]\ntarget = no_such_target\ngenerate = yes\n"
+	put $CONF/fuzz.d gen.conf "[fuzz]\ntarget = $tgt\ngenerate = yes\nbatch = 50\n"
+	wait_for 60 grep -q "\"type\":\"fuzz_batch\".*\"target\":\"$tgt\"" $EV
+	wait_for 10 grep -q '"type":"crash"' $EV
+	rm $CONF/fuzz.d/gen.conf $CONF/fuzz.d/nope.conf
+	follow_stop
+	echo "status: $st"
+	echo "$st" | grep -q '"target":"test_trivial"' || fail "status lists no generator" || { diag; return 1; }
+	b=$(events_of fuzz_batch | grep '"target":"test_trivial"' | head -n1)
+	echo "$b" | cut -c1-500
+	expect_eq "test_trivial: the batch ended" "$(echo "$b" | field outcome)" done || { diag; return 1; }
+	expect_eq "test_trivial: inputs" "$(echo "$b" | field inputs)" 200 || return 1
+	echo "kwatch-bench: generated inputs (kfuzztest-bridge under kwatchd, test_trivial, batches of 200): $(echo "$b" | field inputs_per_s) inputs/s (TCG)"
+	events_of config_error | grep -q "no target 'no_such_target' in /usr/share/kwatch/kfuzztest-targets.txt" ||
+		fail "no config_error for a target with no schema" || { events_of config_error; return 1; }
+	b=$(events_of fuzz_batch | grep "\"target\":\"$tgt\"" | head -n1)
+	echo "$b" | cut -c1-500
+	expect_eq "$tgt: the batch ended" "$(echo "$b" | field outcome)" report || return 1
+	expect_eq "$tgt: exit status" "$(echo "$b" | field exit_status)" 3 || return 1
+	blob=$(echo "$b" | field blob)
+	ev=$(events_of crash | head -n1)
+	echo "$ev" | cut -c1-400
+	expect_eq "crash function" "$(echo "$ev" | field function)" underflow_on_buffer || return 1
+	expect_eq "crash target" "$(echo "$ev" | field target)" $tgt || return 1
+	expect_eq "crash blob" "$(echo "$ev" | field blob)" "$blob" || return 1
+	ls -l $CRASHES/$tgt $GEN/$tgt
+	cmp $GEN/$tgt/$blob $CRASHES/$tgt/$blob || fail "crashes/ lacks the batch's input" || return 1
+	grep -q 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer' $CRASHES/$tgt/$blob.report ||
+		fail "no report beside the input" || return 1
+	# The kept input is the one that did it: it replays the report.
+	local n0
+	n0=$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer')
+	dd if=$CRASHES/$tgt/$blob of=$KFT/$tgt/input bs=1M 2>/dev/null
+	expect_eq "the kept input replayed: reports" \
+		"$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer')" $((n0 + 1))
+}
+
 # Reports outside a replay: a WARNING and a page-fault oops from the
 # platform module, each one crash event of its kind naming its function.
 t_crash_kinds() {
