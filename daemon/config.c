@@ -581,6 +581,10 @@ static int fuzz_key(struct parse_state *ps, struct kw_fuzz *z, const char *key, 
 	} else if (strcmp(key, "enabled") == 0) {
 		if (parse_bool(v, &z->enabled) < 0)
 			return bad(ps, "enabled: want yes or no, got '%s'", v);
+	} else if (strcmp(key, "input") == 0) {
+		if (strcmp(v, "structured") && strcmp(v, "simple"))
+			return bad(ps, "input: want structured or simple, got '%s'", v);
+		z->simple = v[1] == 'i';
 	} else if (strcmp(key, "generate") == 0) {
 		if (parse_bool(v, &z->generate) < 0)
 			return bad(ps, "generate: want yes or no, got '%s'", v);

@@ -84,6 +84,7 @@ struct kw_fuzz {
 	/* generate = yes: inputs from the target's schema derived from BTF,
 	 * written by kfuzztest-bridge in a child process, not a spool. */
 	bool generate;
+	bool simple;			/* input = simple: raw bytes to input_simple */
 	unsigned int buffer_size;	/* bytes of each buffer a pointer points at */
 	unsigned int batch;		/* inputs per bridge run */
 };

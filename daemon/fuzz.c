@@ -510,7 +510,8 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 		return -ENOMEM;
 	z->d = d;
 	z->file = *f;
-	snprintf(input, sizeof(input), "%.2000s/%s/input", d->set.kfuzztest, f->fuzz.target);
+	snprintf(input, sizeof(input), "%.2000s/%s/%s", d->set.kfuzztest, f->fuzz.target,
+		 f->fuzz.simple ? "input_simple" : "input");
 	if (f->fuzz.producer_group[0]) {
 		struct group *g = getgrnam(f->fuzz.producer_group);
 

@@ -2,8 +2,8 @@
 /*
  * fuzz.d files with generate = yes: no spool.  kfuzztest-bridge, in a
  * child process, writes inputs built from the target's schema, which it
- * derives from the kernel's BTF and the target table (-t), a batch at a
- * time.  The target runs in the child, so an oops kills the child and not
+ * derives from the kernel's BTF and the target table (-t), or raw random
+ * bytes to input_simple (-r, input = simple), a batch at a time.  The target runs in the child, so an oops kills the child and not
  * the daemon.  The child keeps the input in flight in a file of its batch
  * (-k) and stops at the first kernel report after a write; kernel reports
  * are tied to that file, so the crash event and crashes/<target>/ have the
@@ -87,6 +87,17 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 		snprintf(reason, n, "%s: %s (the bridge that generates inputs)", set->bridge,
 			 strerror(errno));
 		return -ENOENT;
+	}
+	if (z->file.fuzz.simple) {
+		/* Raw bytes need no schema; the target must take them. */
+		snprintf(msg, sizeof(msg), "%.400s/%s/input_simple", set->kfuzztest,
+			 z->file.fuzz.target);
+		if (access(msg, F_OK) == 0)
+			return 0;
+		r = neg_errno();
+		snprintf(reason, n, "%s: %s (input = simple wants a FUZZ_TEST_SIMPLE target)", msg,
+			 strerror(-r));
+		return r;
 	}
 	snprintf(size, sizeof(size), "%u", z->file.fuzz.buffer_size);
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -192,6 +203,7 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 		z->inputs += z->file.fuzz.batch;
 		z->backoff_s = 0;
 		unlink(z->path);
+		z->tied = false;
 	} else if ((si->si_code == CLD_EXITED && si->si_status == 3) ||
 		   si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED) {
 		/* A report, or an oops that killed the bridge: its input stays. */
@@ -243,6 +255,8 @@ static int spawn(struct fuzzgen_rt *z)
 	char size[16], batch[16];
 	const char *argv[] = { set->bridge, "-t", set->fuzz_table, "-s", size, "-n", batch,
 			       "-k", z->path, z->file.fuzz.target, "/dev/urandom", NULL };
+	const char *raw_argv[] = { set->bridge, "-r", "-s", size, "-n", batch, "-k", z->path,
+				   z->file.fuzz.target, "/dev/urandom", NULL };
 	pid_t pid;
 	int r;
 
@@ -256,7 +270,7 @@ static int spawn(struct fuzzgen_rt *z)
 	if (pid < 0)
 		return neg_errno();
 	if (pid == 0)
-		child_exec(argv, -1);
+		child_exec(z->file.fuzz.simple ? raw_argv : argv, -1);
 	r = sd_event_add_child(z->d->ev, &z->child, pid, WEXITED, on_batch_exit, z);
 	if (r < 0) {
 		kill(pid, SIGKILL);

@@ -10,6 +10,10 @@
  *	target:     name, arg_type_name, arg_size, run          (32 bytes)
  *	constraint: input_type, field_name, value1, value2, type (64 bytes)
  *	annotation: input_type, field_name, linked_field, attrib (32 bytes)
+ *	simple:     name, run                                   (16 bytes)
+ * A raw-buffer target (FUZZ_TEST_SIMPLE) is also a structured target of
+ * struct kfuzztest_simple_arg; a kernel without them has no simple
+ * section, which is not an error.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -110,6 +114,8 @@ static int list(struct image *im, const char *kind, size_t size, int json, int *
 	snprintf(sym, sizeof(sym), "__kfuzztest_%s_end", kind);
 	end = symbol(im, sym);
 	if (!start || !end) {
+		if (!strcmp(kind, "simple_targets"))
+			return 0;
 		fprintf(stderr, "no %s section: a kernel without CONFIG_KFUZZTEST?\n", kind);
 		return -ENOENT;
 	}
@@ -118,7 +124,15 @@ static int list(struct image *im, const char *kind, size_t size, int json, int *
 			return -EIO;
 		string_at(im, rec[0], a, sizeof(a));
 		string_at(im, rec[1], b, sizeof(b));
-		if (!strcmp(kind, "targets")) {
+		if (!strcmp(kind, "simple_targets")) {
+			if (json) {
+				printf("%s\n  {\"kind\":\"simple\",\"name\":", *first ? "" : ",");
+				json_str(a);
+				putchar('}');
+			} else {
+				printf("simple %s\n", a);
+			}
+		} else if (!strcmp(kind, "targets")) {
 			if (json) {
 				printf("%s\n  {\"kind\":\"target\",\"name\":", *first ? "" : ",");
 				json_str(a);
@@ -193,7 +207,8 @@ int main(int argc, char **argv)
 		printf("[");
 	if (list(&im, "targets", 32, json, &first) < 0 ||
 	    list(&im, "constraints", 64, json, &first) < 0 ||
-	    list(&im, "annotations", 32, json, &first) < 0)
+	    list(&im, "annotations", 32, json, &first) < 0 ||
+	    list(&im, "simple_targets", 16, json, &first) < 0)
 		goto out;
 	if (json)
 		printf("\n]\n");

@@ -262,6 +262,12 @@ static void fuzz_ok_and_errors(void **state)
 	assert_string_equal(f.err_reason,
 			    "generate = yes has no spool: spool=, producer_group=, rate= and repeat= do not apply");
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = yes\nrate = 5\n", &f), -EINVAL);
+	assert_false(f.fuzz.simple);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ninput = simple\n", &f), 0);
+	assert_true(f.fuzz.simple);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ninput = structured\n", &f), 0);
+	assert_false(f.fuzz.simple);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ninput = raw\n", &f), -EINVAL);
 }
 
 static void settings(void **state)

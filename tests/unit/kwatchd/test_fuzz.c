@@ -137,6 +137,25 @@ static void replays_renamed_refuses_in_place(void **state)
 	free_kwd(d);
 }
 
+/* input = simple: the blob goes to input_simple, as it is. */
+static void spool_to_input_simple(void **state)
+{
+	struct kwd *d = new_kwd();
+	char path[PATH_MAX], *got = NULL;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/kft/t/input_simple", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, path, "", 0), 0);
+	start(d, "[fuzz]\ntarget = t\ninput = simple\n");
+	drop(d, "raw1", "KW\003abc");
+	run_for(d, 200);
+	assert_int_equal(count("fuzz_exec", "\"blob\":\"raw1\""), 1);
+	assert_int_equal(kw_read_file(path, 100, &got, NULL), 0);
+	assert_string_equal(got, "KW\003abc");
+	free(got);
+	free_kwd(d);
+}
+
 /* The result's record cannot be written (a directory squats on its
  * NAME.errno, as ENOSPC would stop it): one fuzz_stalled, replay paused,
  * then the result reported once it can be recorded, and fuzz_resumed. */
@@ -219,6 +238,7 @@ static const char fake_bridge[] =
 	"keep= n= t=\n"
 	"while [ $# -gt 0 ]; do\n"
 	"  case $1 in -k) keep=$2; shift 2 ;; -n) n=$2; shift 2 ;; -t|-s|-b) shift 2 ;;\n"
+	"  -r) echo raw >\"$0.raw\"; shift ;;\n"
 	"  -p) [ \"$2\" = bad ] && { echo 'struct x.y: a union is not handled' >&2; exit 1; }\n"
 	"      echo 'x { u8 };'; exit 0 ;;\n"
 	"  *) [ -z \"$t\" ] && t=$1; shift ;; esac\n"
@@ -256,7 +276,9 @@ static void generated_batches(void **state)
 {
 	struct kwd *d = gen_kwd();
 	char reason[256] = "", path[PATH_MAX], *got = NULL;
+	static const char simple_text[] = "[fuzz]\ntarget = t\ngenerate = yes\ninput = simple\n";
 	const char *target = NULL, *blob;
+	struct kw_file f;
 
 	(void)state;
 	/* No schema: the file's error, in the bridge's words. */
@@ -293,6 +315,21 @@ static void generated_batches(void **state)
 	assert_true(fuzz_stop(d, "g.conf"));
 	assert_null(kwd_tied_blob(d, NULL));
 
+	/* input = simple: raw bytes (-r) to a target that has input_simple. */
+	n_events = 0;
+	assert_int_equal(kw_file_parse(KW_FUZZ, "/c/fuzz.d/g.conf", simple_text,
+				       strlen(simple_text), &f), 0);
+	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), -ENOENT);
+	assert_non_null(strstr(reason, "input = simple wants a FUZZ_TEST_SIMPLE target"));
+	snprintf(path, sizeof(path), "%s/kft/t/input_simple", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, path, "", 0), 0);
+	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), 0);
+	run_for(d, 300);
+	assert_true(count("fuzz_batch", "\"outcome\":\"done\"") >= 1);
+	snprintf(path, sizeof(path), "%.4000s.raw", d->set.bridge);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_true(fuzz_stop(d, "g.conf"));
+
 	/* Killed in a write (an oops): the same, with the signal. */
 	n_events = 0;
 	assert_int_equal(gen_start(d, "killed", reason, sizeof(reason)), 0);
@@ -313,6 +350,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(foreign_spool_refused, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(generated_batches, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(spool_to_input_simple, tmpdir_setup,
+						tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,7 +41,58 @@ t_parser_kunit() {
 	local res=/sys/kernel/debug/kunit/kfuzztest_parse/results
 	[ -r $res ] || fail "$res missing" || return 1
 	sed 's/^/KTAP:/' $res
-	grep -q '^ok 1 kfuzztest_parse' $res || fail "KUnit suite kfuzztest_parse failed"
+	grep -q '^ok 1 kfuzztest_parse' $res || fail "KUnit suite kfuzztest_parse failed" || return 1
+	res=/sys/kernel/debug/kunit/kfuzztest_simple/results
+	[ -r $res ] || fail "$res missing" || return 1
+	sed 's/^/KTAP:/' $res
+	grep -q '^ok 1 kfuzztest_simple' $res || fail "KUnit suite kfuzztest_simple failed"
+}
+
+# A raw-buffer target (FUZZ_TEST_SIMPLE, the sample test_simple_record):
+# input_simple beside its structured twin's input, both listed from
+# vmlinux; a whole record runs to its end with no report; a record that
+# lacks its checksum byte is one KASAN report in simple_record_sum,
+# through input_simple and through the structured input; an oversize
+# write is EINVAL; the bridge's raw inputs (-r) all run.
+t_simple_target() {
+	local t=test_simple_record err f
+	for f in input input_simple; do
+		expect_eq "$t/$f mode" "$(stat -c %a $KFT/$t/$f 2>&1)" 200 || return 1
+	done
+	grep -qx "simple $t" $TAB || fail "kfuzztest-list does not list $t as simple" || return 1
+	grep -qx "target $t struct kfuzztest_simple_arg (16 bytes)" $TAB ||
+		fail "kfuzztest-list does not list $t's structured twin" || return 1
+	echo >$T/trace
+	echo 1 >$T/events/kfuzztest/enable
+	mark
+	printf 'KW\003abc&' >$W/rec_ok
+	printf 'KW\003abc' >$W/rec_short
+	feed_simple() { dd if="$2" of=$KFT/$1/input_simple bs=1M 2>&1 >/dev/null | grep -v 'records\|copied'; }
+	err=$(feed_simple $t $W/rec_ok)
+	[ -z "$err" ] || fail "a whole record refused: $err" || return 1
+	echo 0 >$T/events/kfuzztest/enable
+	grep kfuzztest_ $T/trace
+	grep -q "kfuzztest_done: target=$t size=7 duration_ns=[0-9]* result=0" $T/trace ||
+		fail "no kfuzztest_done for the raw input" || return 1
+	expect_eq "KASAN reports for a whole record" "$(kasan_reports)" 0 || return 1
+	mark
+	feed_simple $t $W/rec_short
+	expect_eq "KASAN reports for a short record (input_simple)" "$(kasan_reports)" 1 || return 1
+	since_mark | grep -q 'BUG: KASAN: slab-out-of-bounds in simple_record_sum' ||
+		fail "not a slab-out-of-bounds in simple_record_sum" || return 1
+	mark
+	kft_buffer_blob $W/rec_short_structured $W/rec_short
+	feed $t $W/rec_short_structured
+	expect_eq "KASAN reports for a short record (input)" "$(kasan_reports)" 1 || return 1
+	since_mark | grep -q 'BUG: KASAN: .*in simple_record_sum' || fail "not in simple_record_sum" || return 1
+	# (An empty write cannot be made from the shell: dd writes nothing;
+	# KUnit's kfuzztest_simple_sizes covers it.)
+	head -c 65537 /dev/zero >$W/big
+	err=$(feed_simple $t $W/big)
+	case $err in *'Invalid argument'*) echo "64 KiB + 1: EINVAL" ;; *) fail "64 KiB + 1: '${err:-accepted}'"; return 1 ;; esac
+	mark
+	$B -r -s 200 -n 200 $t /dev/urandom || fail "a raw input from the bridge was refused" || return 1
+	echo "kfuzztest-bridge -r: 200 raw inputs of 1 to 200 bytes written, $(kasan_reports) KASAN reports"
 }
 
 # feed_expect_oob TARGET INPUT FUNCTION: the write runs the target, and
@@ -204,6 +255,7 @@ HAND_test_overflow_on_nested_buffer='nested_buffers { ptr[a] len[a, u64] ptr[b] 
 HAND_test_underflow_on_buffer='some_buffer { ptr[buf] len[buf, u64] }; buf { arr[u8, 64] };'
 HAND_test_trivial='trivial_arg { u64 u64 };'
 HAND_test_null_deref='maybe_null { ptr[v] }; v { u64 };'
+HAND_test_simple_record='kfuzztest_simple_arg { ptr[data] len[data, u64] }; data { arr[u8, 64] };'
 
 # Schemas derived from the running kernel's BTF and the image's target
 # table (kfuzztest-bridge -t): for every target the kernel has, the derived

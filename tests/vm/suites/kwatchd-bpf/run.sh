@@ -354,6 +354,36 @@ t_generate_from_btf() {
 		"$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer')" $((n0 + 1))
 }
 
+# A raw-buffer target (FUZZ_TEST_SIMPLE) through kwatchd, input = simple:
+# a spooled blob goes to input_simple as it is (the sample's record that
+# lacks its checksum: one crash in simple_record_sum tied to the blob, kept
+# with it), and generate = yes writes raw inputs (kfuzztest-bridge -r).
+t_simple_target_through_kwatchd() {
+	local tgt=test_simple_record sp=$SPOOLS/test_simple_record ev b
+	write_conf "" || fail "kwatchd restart" || return 1
+	follow_start
+	put $CONF/fuzz.d raw.conf "[fuzz]\ntarget = $tgt\ninput = simple\n"
+	wait_for 10 test -d $sp/done || { follow_stop; fail "spool not started"; diag; return 1; }
+	printf 'KW\003abc' >$W/raw_short
+	cp $W/raw_short $sp/.r && mv $sp/.r $sp/short-record
+	wait_for 30 at_least 1 $sp/done
+	wait_for 10 grep -q '"type":"crash"' $EV
+	rm $CONF/fuzz.d/raw.conf
+	put $CONF/fuzz.d rawgen.conf "[fuzz]\ntarget = $tgt\ninput = simple\ngenerate = yes\nbatch = 100\n"
+	wait_for 60 grep -q '"type":"fuzz_batch"' $EV
+	rm $CONF/fuzz.d/rawgen.conf
+	follow_stop
+	ev=$(events_of crash | head -n1)
+	echo "$ev" | cut -c1-400
+	expect_eq "crash function" "$(echo "$ev" | field function)" simple_record_sum || return 1
+	expect_eq "crash blob" "$(echo "$ev" | field blob)" short-record || return 1
+	cmp $W/raw_short $CRASHES/$tgt/short-record || fail "crashes/ lacks the blob" || return 1
+	b=$(events_of fuzz_batch | head -n1)
+	echo "$b" | cut -c1-400
+	expect_eq "raw batch" "$(echo "$b" | field outcome)" done || return 1
+	echo "kwatch-bench: generated raw inputs (kfuzztest-bridge -r under kwatchd, $tgt, batches of 100): $(echo "$b" | field inputs_per_s) inputs/s (TCG)"
+}
+
 # Reports outside a replay: a WARNING and a page-fault oops from the
 # platform module, each one crash event of its kind naming its function.
 t_crash_kinds() {
