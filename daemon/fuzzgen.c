@@ -3,18 +3,19 @@
  * fuzz.d files with generate = yes: no spool.  kfuzztest-bridge, in a
  * child process, writes inputs built from the target's schema, which it
  * derives from the kernel's BTF and the target table (-t), or raw random
- * bytes to input_simple (-r, input = simple), a batch at a time.  The target runs in the child, so an oops kills the child and not
- * the daemon.  The child keeps the input in flight in a file of its batch
+ * bytes to input_simple (-r, input = simple), a batch at a time.  The
+ * target runs in the child, so an oops kills the child and not the
+ * daemon.  The child keeps the input in flight in a file of its batch
  * (-k) and stops at the first kernel report after a write; kernel reports
  * are tied to that file, so the crash event and crashes/<target>/ have the
  * input that caused it.  A batch that ended in a report keeps its file.
  */
 #include <dirent.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

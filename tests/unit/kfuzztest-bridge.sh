@@ -174,6 +174,13 @@ check "derived: no such target" "$(derive -p t_nope)" "no target 't_nope' in $T/
 rc=1"
 check "derived: no BTF" "$("$BRIDGE" -t $T/table -b $T/table -p t_trivial 2>&1 | sed 's/ (.*)$//')" \
 	"$T/table: no BTF"
+# EQ then NE of the same value: nothing is left.
+sed 's/^constraint struct trivial_arg.y EXPECT_LT 8 0$/&\nconstraint struct trivial_arg.y EXPECT_EQ 7 0\nconstraint struct trivial_arg.y EXPECT_NE 7 0/' \
+	$T/table >$T/table2
+check "derived: EQ and NE of one value" \
+	"$("$BRIDGE" -t $T/table2 -b $T/types.o -p t_trivial 2>&1; echo "rc=$?")" \
+	"struct trivial_arg.y: its constraints leave no value
+rc=1"
 echo 'constraint struct trivial_arg.x EXPECT_GT 2000 0' >>$T/table
 check "derived: constraints that leave no value" "$(derive -p t_trivial)" \
 	"struct trivial_arg.x: its constraints leave no value
