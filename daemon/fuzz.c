@@ -168,30 +168,34 @@ static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 	return r;
 }
 
+/* The tie reports go to: the daemon's own write, else a batch of
+ * generated inputs running in its child. */
+static bool tied(struct kwd *d, const char **target, const char **blob, const char **path)
+{
+	if (!d->tie.set)
+		return fuzzgen_tied(d, target, blob, path);
+	*target = d->tie.target;
+	*blob = d->tie.blob;
+	*path = d->tie.path;
+	return true;
+}
+
 const char *kwd_tied_blob(struct kwd *d, const char **target)
 {
 	const char *t, *blob, *path;
 
-	if (!d->tie.set) {
-		/* Else a batch of generated inputs, running in its child. */
-		if (!fuzzgen_tied(d, &t, &blob, &path))
-			return NULL;
-		if (target)
-			*target = t;
-		return blob;
-	}
+	if (!tied(d, &t, &blob, &path))
+		return NULL;
 	if (target)
-		*target = d->tie.target;
-	return d->tie.blob;
+		*target = t;
+	return blob;
 }
 
 const char *kwd_tied_path(struct kwd *d)
 {
 	const char *t, *blob, *path;
 
-	if (d->tie.set)
-		return d->tie.path;
-	return fuzzgen_tied(d, &t, &blob, &path) ? path : NULL;
+	return tied(d, &t, &blob, &path) ? path : NULL;
 }
 
 void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *path)

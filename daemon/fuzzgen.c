@@ -188,50 +188,67 @@ static void prune(struct fuzzgen_rt *z)
 	close(dfd);
 }
 
+static const char *const outcome_name[] = { "done", "report", "killed", "failed" };
+enum outcome { DONE, REPORT, KILLED, FAILED };
+
+static enum outcome outcome_of(const siginfo_t *si)
+{
+	if (si->si_code == CLD_EXITED)
+		return si->si_status == 0 ? DONE : si->si_status == 3 ? REPORT : FAILED;
+	return si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED ? KILLED : FAILED;
+}
+
 static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 {
 	struct fuzzgen_rt *z = userdata;
 	struct kwd *d = z->d;
-	uint64_t us = kw_now_usec() - z->started_us;
-	const char *result;
+	uint64_t us = kw_now_usec() - z->started_us, delay_us = 0;
+	enum outcome o = outcome_of(si);
 	json_object *ev;
 
 	(void)s;
 	z->child = sd_event_source_unref(z->child);
 	z->pid = 0;
-	if (si->si_code == CLD_EXITED && si->si_status == 0) {
-		result = "done";
+	switch (o) {
+	case DONE:
 		z->inputs += z->file.fuzz.batch;
 		z->backoff_s = 0;
 		unlink(z->path);
 		z->tied = false;
-	} else if ((si->si_code == CLD_EXITED && si->si_status == 3) ||
-		   si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED) {
-		/* A report, or an oops that killed the bridge: its input stays. */
-		result = si->si_code == CLD_EXITED ? "report" : "killed";
+		break;
+	case REPORT:
+	case KILLED:
+		/* A report, or an oops that killed the bridge: its input stays,
+		 * and the kept ones are bounded. */
 		z->reports++;
 		z->backoff_s = 0;
-	} else {
-		result = "failed";
+		prune(z);
+		delay_us = GEN_PAUSE_USEC;
+		break;
+	case FAILED:
 		z->failures++;
 		unlink(z->path);
 		z->tied = false;
 		z->backoff_s = z->backoff_s ? z->backoff_s * 2 : GEN_BACKOFF_MIN_S;
 		if (z->backoff_s > GEN_BACKOFF_MAX_S)
 			z->backoff_s = GEN_BACKOFF_MAX_S;
+		delay_us = z->backoff_s * 1000000ULL;
+		log_warning("fuzz %s: %s exited with status %d; again in %u s",
+			    z->file.fuzz.target, d->set.bridge, si->si_status, z->backoff_s);
+		break;
 	}
 	z->batches++;
 	ev = kw_event_new("fuzz_batch");
 	if (ev) {
 		kw_event_add_str(ev, "target", z->file.fuzz.target);
 		kw_event_add_str(ev, "file", z->file.path);
-		kw_event_add_str(ev, "outcome", result);
+		kw_event_add_str(ev, "outcome", outcome_name[o]);
 		if (si->si_code == CLD_EXITED)
 			kw_event_add_int(ev, "exit_status", si->si_status);
 		else
 			kw_event_add_int(ev, "signal", si->si_status);
 		kw_event_add_str(ev, "blob", z->blob);
-		if (!strcmp(result, "done")) {
+		if (o == DONE) {
 			kw_event_add_u64(ev, "inputs", z->file.fuzz.batch);
 			kw_event_add_u64(ev, "inputs_per_s",
 					 us ? z->file.fuzz.batch * 1000000ULL / us : 0);
@@ -241,11 +258,7 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 		kw_event_add_u64(ev, "total_reports", z->reports);
 		kwd_emit(d, ev);
 	}
-	if (!strcmp(result, "failed"))
-		log_warning("fuzz %s: %s exited with status %d; again in %u s",
-			    z->file.fuzz.target, d->set.bridge, si->si_status, z->backoff_s);
-	schedule(z, !strcmp(result, "done") ? 0 :
-		 !strcmp(result, "failed") ? z->backoff_s * 1000000ULL : GEN_PAUSE_USEC);
+	schedule(z, delay_us);
 	return 0;
 }
 
@@ -266,7 +279,6 @@ static int spawn(struct fuzzgen_rt *z)
 	snprintf(z->blob, sizeof(z->blob), "gen-%lld-%llu", (long long)time(NULL),
 		 (unsigned long long)z->batches + 1);
 	snprintf(z->path, sizeof(z->path), "%.3000s/%s", z->dir, z->blob);
-	prune(z);
 	pid = fork();
 	if (pid < 0)
 		return neg_errno();

@@ -113,10 +113,8 @@ void cq_forget_sent(struct cq *q)
 {
 	q->off = 0;
 	q->written = 0;
-	while (q->win_count)
-		win_pop(q);
+	cq_ack_all(q);
 	q->win_head = 0;
-	q->win_read = 0;
 }
 
 unsigned int cq_requeue_sent(struct cq *q)
