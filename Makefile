@@ -69,7 +69,7 @@ help:
 	@echo "make bench           run the measuring VM suites; figures also in build/bench-report.txt"
 	@echo "make stream-profile  kwatchd's event path on the host beside a bare writer, and its perf profile"
 	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
-	@echo "make install         kwatchd, kwatchctl, kfuzztest-bridge, units, config and docs (DESTDIR=, PREFIX=/usr)"
+	@echo "make install         kwatchd, kwatchctl, kfuzztest-bridge, kfuzztest-fuzz, units, config and docs (DESTDIR=, PREFIX=/usr)"
 	@echo "make deb             the kwatch .deb (debhelper) in build/deb/"
 	@echo "make deb-test        kernel and kwatch packages installed by apt into a plain bookworm VM, booted, checked"
 	@echo "make vm              boot the guest with a root shell on the console (Ctrl-a x quits)"

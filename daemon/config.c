@@ -40,6 +40,7 @@ void kw_settings_default(struct kw_settings *s)
 	strcpy(s->spool_root, "/var/lib/kwatchd/spool");
 	strcpy(s->bridge, "/usr/bin/kfuzztest-bridge");
 	strcpy(s->fuzz_table, "/usr/share/kwatch/kfuzztest-targets.txt");
+	strcpy(s->fuzzer, "/usr/bin/kfuzztest-fuzz");
 	s->bpf = true;
 	s->ringbuf_kib = 256;
 	s->kmsg = true;
@@ -286,6 +287,8 @@ static int settings_handler(void *user, const char *section, const char *key, co
 			dst = s->bridge;
 		else if (strcmp(key, "fuzz_table") == 0)
 			dst = s->fuzz_table;
+		else if (strcmp(key, "fuzzer") == 0)
+			dst = s->fuzzer;
 		else if (strcmp(key, "instance") == 0) {
 			if (!kw_ident_ok(v, KW_NAME_MAX, NULL))
 				return bad(ps, "instance: not a name: '%s'", v);
@@ -586,8 +589,14 @@ static int fuzz_key(struct parse_state *ps, struct kw_fuzz *z, const char *key, 
 			return bad(ps, "input: want structured or simple, got '%s'", v);
 		z->simple = v[1] == 'i';
 	} else if (strcmp(key, "generate") == 0) {
-		if (parse_bool(v, &z->generate) < 0)
-			return bad(ps, "generate: want yes or no, got '%s'", v);
+		z->guided = strcmp(v, "guided") == 0;
+		if (z->guided)
+			z->generate = true;
+		else if (parse_bool(v, &z->generate) < 0)
+			return bad(ps, "generate: want yes, guided or no, got '%s'", v);
+	} else if (strcmp(key, "stats_interval") == 0) {
+		if (parse_uint(v, 3600, &z->stats_interval) < 0 || z->stats_interval < 1)
+			return bad(ps, "stats_interval: want 1..3600 seconds, got '%s'", v);
 	} else if (strcmp(key, "buffer_size") == 0) {
 		if (parse_uint(v, 65536, &z->buffer_size) < 0 || z->buffer_size < 2)
 			return bad(ps, "buffer_size: want 2..65536 bytes, got '%s'", v);
@@ -694,7 +703,8 @@ static int validate(struct parse_state *ps, struct kw_file *f)
 		}
 		if (f->fuzz.generate && (f->fuzz.spool[0] || f->fuzz.producer_group[0] ||
 					 f->fuzz.rate || f->fuzz.repeat != 1))
-			return bad(ps, "generate = yes has no spool: spool=, producer_group=, rate= and repeat= do not apply"), -EINVAL;
+			return bad(ps, "generate = %s has no spool: spool=, producer_group=, rate= and repeat= do not apply",
+				   f->fuzz.guided ? "guided" : "yes"), -EINVAL;
 		break;
 	default:
 		return -EINVAL;
@@ -731,6 +741,7 @@ int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t 
 		f->fuzz.enabled = true;
 		f->fuzz.buffer_size = KW_FUZZ_BUFFER_DEFAULT;
 		f->fuzz.batch = KW_FUZZ_BATCH_DEFAULT;
+		f->fuzz.stats_interval = KW_FUZZ_STATS_DEFAULT;
 		break;
 	default:
 		return -EINVAL;

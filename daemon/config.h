@@ -84,14 +84,19 @@ struct kw_fuzz {
 	/* generate = yes: inputs from the target's schema derived from BTF,
 	 * written by kfuzztest-bridge in a child process, not a spool. */
 	bool generate;
+	/* generate = guided: kfuzztest-fuzz (libFuzzer steered by KCOV) in
+	 * the child instead, its corpus kept under <state>/corpus/<target>. */
+	bool guided;
 	bool simple;			/* input = simple: raw bytes to input_simple */
 	unsigned int buffer_size;	/* bytes of each buffer a pointer points at */
 	unsigned int batch;		/* inputs per bridge run */
+	unsigned int stats_interval;	/* seconds between fuzz_stats (guided) */
 };
 
 #define KW_FUZZ_KEEP_DEFAULT 10000
 #define KW_FUZZ_BUFFER_DEFAULT 64
 #define KW_FUZZ_BATCH_DEFAULT 1000
+#define KW_FUZZ_STATS_DEFAULT 10
 
 struct kw_file {
 	enum kw_kind kind;
@@ -123,6 +128,7 @@ struct kw_settings {
 	char spool_root[PATH_MAX];
 	char bridge[PATH_MAX];		/* kfuzztest-bridge, for generate = yes */
 	char fuzz_table[PATH_MAX];	/* the kernel's target table, for the bridge */
+	char fuzzer[PATH_MAX];		/* kfuzztest-fuzz, for generate = guided */
 	/* [capture]: BPF programs and crash capture */
 	bool bpf;
 	unsigned int ringbuf_kib;	/* a power of two, >= 4 */

@@ -12,7 +12,7 @@ KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/kmsg.c daemon/ksym.c \
 	daemon/pstore.c daemon/command.c daemon/keep.c daemon/journal.c daemon/stackvars.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
-	daemon/fuzz.c daemon/fuzzgen.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
+	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c daemon/crash.c \
 	daemon/kwatchd.c
 KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c \
@@ -54,21 +54,21 @@ UNIT_TESTS += $(B)/unit/kwatchd/test_server
 
 # A fuzz spool runtime on a real loop and inotify (the daemon's other parts
 # it calls are stand-ins in the test).
-$(B)/unit/kwatchd/test_fuzz: tests/unit/kwatchd/test_fuzz.c $(KWD_CORE) daemon/fuzz.c daemon/fuzzgen.c \
+$(B)/unit/kwatchd/test_fuzz: tests/unit/kwatchd/test_fuzz.c $(KWD_CORE) daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c \
 		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) \
-		daemon/fuzz.c daemon/fuzzgen.c $(KWD_LIBS) -lcmocka
+		daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c $(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchd/test_fuzz
 
 # Crash capture from pstore into the crash directory (stand-ins for the
 # rest of the daemon in the test; the blob tie is fuzz.c's).
 $(B)/unit/kwatchd/test_crash: tests/unit/kwatchd/test_crash.c $(KWD_CORE) daemon/crash.c \
-		daemon/fuzz.c daemon/fuzzgen.c $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
+		daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" -o $@ $< $(KWD_CORE) \
-		daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c $(KWD_LIBS) -lcmocka
+		daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c $(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchd/test_crash
 
 # The set in force saved across restarts, and the daemon's side of it.
@@ -200,14 +200,15 @@ GUEST_TARGETS += $(G)/usr/sbin/kwatchd $(G)/usr/bin/kwatchctl \
 # --- make install ----------------------------------------------------------------
 
 BRIDGE_BIN := $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
-install: $(B)/daemon/kwatchd $(B)/daemon/kwatchctl $(BRIDGE_BIN)
+FUZZ_BIN := $(B)/guest/opt/kwatch/bin/kfuzztest-fuzz
+install: $(B)/daemon/kwatchd $(B)/daemon/kwatchctl $(BRIDGE_BIN) $(FUZZ_BIN)
 	@scripts/install.sh $(B) $(BRIDGE_BIN)
 DEB_SRCS := $(wildcard packaging/debian/* packaging/debian/source/*) scripts/install.sh \
 	scripts/deb.sh units/kwatchd.service units/kwatchd.socket units/kwatchd.sysusers \
 	$(KWD_CONFIG) $(wildcard config/collectors/*) docs/event-schema.json scripts/event-schema \
 	README.md $(wildcard docs/*.md)
 deb: $(B)/deb/stamp
-$(B)/deb/stamp: $(B)/daemon/kwatchd $(B)/daemon/kwatchctl $(BRIDGE_BIN) $(DEB_SRCS) \
+$(B)/deb/stamp: $(B)/daemon/kwatchd $(B)/daemon/kwatchctl $(BRIDGE_BIN) $(FUZZ_BIN) $(DEB_SRCS) \
 		$(B)/guest/opt/kwatch/kfuzztest-targets.txt
 	@scripts/deb.sh $(B) $(BRIDGE_BIN)
 	@touch $@

@@ -9,10 +9,17 @@
  * (-k) and stops at the first kernel report after a write; kernel reports
  * are tied to that file, so the crash event and crashes/<target>/ have the
  * input that caused it.  A batch that ended in a report keeps its file.
+ *
+ * generate = guided runs kfuzztest-fuzz instead: libFuzzer on the same
+ * schema, steered by the kernel's coverage (KCOV), with its corpus in
+ * <state_dir>/corpus/<target>.  It runs until a report (or its end), and
+ * each run is a batch as above.  Its stderr (fuzzguided.c) gives the
+ * figures of the fuzz_stats event, every stats_interval seconds.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -24,11 +31,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fuzzguided.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "util.h"
 
 #define GEN_DIR			"generate"
+#define CORPUS_DIR		"corpus"
+#define GUIDED_READ_MAX		65536	/* stderr bytes read per wakeup */
 #define GEN_PAUSE_USEC		3000000ULL	/* after a report: let kmsg catch up */
 #define GEN_BACKOFF_MIN_S	5
 #define GEN_BACKOFF_MAX_S	60
@@ -47,6 +57,15 @@ struct fuzzgen_rt {
 	uint64_t started_us;
 	uint64_t batches, inputs, reports, failures;
 	unsigned int backoff_s;
+	/* generate = guided */
+	char corpus[PATH_MAX];		/* <state_dir>/corpus/<target> */
+	int err_fd;			/* the fuzzer's stderr, -1: none */
+	sd_event_source *err_io, *stats;
+	struct guided_lines lines;
+	struct guided_stats run;	/* the run in progress, or the last */
+	uint64_t corpus_size, edges;	/* the latest figures of any run */
+	uint64_t stats_inputs, stats_us;	/* at the last fuzz_stats */
+	uint64_t inputs_per_s;
 };
 
 /* The child's side of a fork: the default signals, stdin on /dev/null. */
@@ -68,6 +87,29 @@ static void child_exec(const char *const *argv, int err_fd)
 	_exit(127);
 }
 
+/* Start @argv; with @err_rd, its stderr is a pipe whose end is there. */
+static pid_t fork_exec(const char *const *argv, int *err_rd)
+{
+	int p[2] = { -1, -1 };
+	pid_t pid;
+
+	if (err_rd && pipe2(p, O_CLOEXEC) < 0)
+		return neg_errno();
+	pid = fork();
+	if (pid == 0)
+		child_exec(argv, p[1]);
+	if (pid < 0)
+		pid = neg_errno();
+	if (err_rd) {
+		close(p[1]);
+		if (pid < 0)
+			close(p[0]);
+		else
+			*err_rd = p[0];
+	}
+	return pid;
+}
+
 /*
  * The bridge derives the schema (-p) before anything runs: what it cannot
  * handle is the file's error, in the bridge's words (a field it names).
@@ -81,13 +123,32 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 	struct pollfd pfd;
 	bool stuck = false;
 	size_t got = 0;
-	int p[2], status = 0, r;
+	int err_fd, status = 0, r;
 	pid_t pid;
 
 	if (access(set->bridge, X_OK) < 0) {
 		snprintf(reason, n, "%s: %s (the bridge that generates inputs)", set->bridge,
 			 strerror(errno));
 		return -ENOENT;
+	}
+	if (z->file.fuzz.guided && access(set->fuzzer, X_OK) < 0) {
+		snprintf(reason, n, "%s: %s (generate = guided runs it)", set->fuzzer,
+			 strerror(errno));
+		return -ENOENT;
+	}
+	if (z->file.fuzz.guided) {
+		/* KCOV is a debugfs file beside kfuzztest/. */
+		const char *slash = strrchr(set->kfuzztest, '/');
+
+		snprintf(msg, sizeof(msg), "%.*s/kcov",
+			 slash ? (int)(slash - set->kfuzztest) : 0, set->kfuzztest);
+		if (access(msg, F_OK) < 0) {
+			r = neg_errno();
+			snprintf(reason, n,
+				 "%s: %s (generate = guided needs the kernel's coverage: CONFIG_KCOV)",
+				 msg, strerror(-r));
+			return r;
+		}
 	}
 	if (z->file.fuzz.simple) {
 		/* Raw bytes need no schema; the target must take them. */
@@ -101,19 +162,10 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 		return r;
 	}
 	snprintf(size, sizeof(size), "%u", z->file.fuzz.buffer_size);
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return neg_errno();
-	pid = fork();
-	if (pid < 0) {
-		r = neg_errno();
-		close(p[0]);
-		close(p[1]);
-		return r;
-	}
-	if (pid == 0)
-		child_exec(argv, p[1]);
-	close(p[1]);
-	pfd.fd = p[0];
+	pid = fork_exec(argv, &err_fd);
+	if (pid < 0)
+		return pid;
+	pfd.fd = err_fd;
 	pfd.events = POLLIN;
 	/* Its stderr until it closes (it exits), a bounded wait. */
 	for (;;) {
@@ -128,9 +180,9 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 			break;
 		}
 		if (got < sizeof(msg) - 1)
-			k = read(p[0], msg + got, sizeof(msg) - 1 - got);
+			k = read(err_fd, msg + got, sizeof(msg) - 1 - got);
 		else
-			k = read(p[0], drop, sizeof(drop));
+			k = read(err_fd, drop, sizeof(drop));
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
@@ -138,7 +190,7 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 		if (got < sizeof(msg) - 1)
 			got += k;
 	}
-	close(p[0]);
+	close(err_fd);
 	msg[got] = '\0';
 	if (got && msg[got - 1] == '\n')
 		msg[got - 1] = '\0';
@@ -198,20 +250,38 @@ static enum outcome outcome_of(const siginfo_t *si)
 	return si->si_code == CLD_KILLED || si->si_code == CLD_DUMPED ? KILLED : FAILED;
 }
 
+static void guided_drain(struct fuzzgen_rt *z);
+static void guided_close(struct fuzzgen_rt *z);
+
 static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata)
 {
 	struct fuzzgen_rt *z = userdata;
 	struct kwd *d = z->d;
 	uint64_t us = kw_now_usec() - z->started_us, delay_us = 0;
+	uint64_t inputs = z->file.fuzz.batch;
 	enum outcome o = outcome_of(si);
+	bool guided = z->file.fuzz.guided;
 	json_object *ev;
 
 	(void)s;
 	z->child = sd_event_source_unref(z->child);
 	z->pid = 0;
+	if (guided) {
+		/* The fuzzer is gone: all it wrote is in the pipe. */
+		guided_drain(z);
+		guided_close(z);
+		inputs = z->run.execs;
+		z->inputs += inputs;
+		if (z->run.report[0])
+			log_info("fuzz %s: a kernel report after %" PRIu64 " inputs: %s",
+				 z->file.fuzz.target, inputs, z->run.report);
+		else if (o == FAILED && z->run.error[0])
+			log_warning("fuzz %s: %s", z->file.fuzz.target, z->run.error);
+	}
 	switch (o) {
 	case DONE:
-		z->inputs += z->file.fuzz.batch;
+		if (!guided)
+			z->inputs += inputs;
 		z->backoff_s = 0;
 		unlink(z->path);
 		z->tied = false;
@@ -234,7 +304,8 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 			z->backoff_s = GEN_BACKOFF_MAX_S;
 		delay_us = z->backoff_s * 1000000ULL;
 		log_warning("fuzz %s: %s exited with status %d; again in %u s",
-			    z->file.fuzz.target, d->set.bridge, si->si_status, z->backoff_s);
+			    z->file.fuzz.target, guided ? d->set.fuzzer : d->set.bridge,
+			    si->si_status, z->backoff_s);
 		break;
 	}
 	z->batches++;
@@ -248,11 +319,13 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 		else
 			kw_event_add_int(ev, "signal", si->si_status);
 		kw_event_add_str(ev, "blob", z->blob);
-		if (o == DONE) {
-			kw_event_add_u64(ev, "inputs", z->file.fuzz.batch);
-			kw_event_add_u64(ev, "inputs_per_s",
-					 us ? z->file.fuzz.batch * 1000000ULL / us : 0);
+		/* A guided run counts what it ran, whatever its end. */
+		if (o == DONE || guided) {
+			kw_event_add_u64(ev, "inputs", inputs);
+			kw_event_add_u64(ev, "inputs_per_s", us ? inputs * 1000000ULL / us : 0);
 		}
+		if (guided)
+			kw_event_add_str(ev, "mode", "guided");
 		kw_event_add_u64(ev, "duration_us", us);
 		kw_event_add_u64(ev, "total_inputs", z->inputs);
 		kw_event_add_u64(ev, "total_reports", z->reports);
@@ -260,6 +333,117 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 	}
 	schedule(z, delay_us);
 	return 0;
+}
+
+/* The fuzzer's stderr, as it comes; bounded per wakeup. */
+static void guided_drain(struct fuzzgen_rt *z)
+{
+	char buf[4096];
+	size_t total = 0;
+	ssize_t k;
+
+	while (z->err_fd >= 0 && total < GUIDED_READ_MAX) {
+		k = read(z->err_fd, buf, sizeof(buf));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0 || errno != EAGAIN)
+				guided_close(z);
+			return;
+		}
+		guided_feed(&z->lines, &z->run, buf, k);
+		total += k;
+	}
+}
+
+static void guided_close(struct fuzzgen_rt *z)
+{
+	z->err_io = sd_event_source_disable_unref(z->err_io);
+	if (z->err_fd >= 0)
+		close(z->err_fd);
+	z->err_fd = -1;
+	if (z->run.corpus)
+		z->corpus_size = z->run.corpus;
+	if (z->run.edges > z->edges)
+		z->edges = z->run.edges;
+}
+
+static int on_guided_err(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	(void)s;
+	(void)fd;
+	(void)revents;
+	guided_drain(userdata);
+	return 0;
+}
+
+/* Every stats_interval seconds: how the guided fuzzer is doing. */
+static int on_stats(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct fuzzgen_rt *z = userdata;
+	uint64_t now = kw_now_usec(), total;
+	json_object *ev;
+
+	(void)s;
+	(void)usec;
+	if (z->run.corpus)
+		z->corpus_size = z->run.corpus;
+	if (z->run.edges > z->edges)
+		z->edges = z->run.edges;
+	total = z->inputs + (z->pid ? z->run.execs : 0);
+	z->inputs_per_s = now > z->stats_us ?
+			  (total - z->stats_inputs) * 1000000ULL / (now - z->stats_us) : 0;
+	z->stats_inputs = total;
+	z->stats_us = now;
+	ev = kw_event_new("fuzz_stats");
+	if (ev) {
+		kw_event_add_str(ev, "target", z->file.fuzz.target);
+		kw_event_add_str(ev, "file", z->file.path);
+		kw_event_add_bool(ev, "running", z->pid != 0);
+		kw_event_add_u64(ev, "total_inputs", total);
+		kw_event_add_u64(ev, "inputs_per_s", z->inputs_per_s);
+		kw_event_add_u64(ev, "corpus", z->corpus_size);
+		kw_event_add_u64(ev, "edges", z->edges);
+		kw_event_add_u64(ev, "runs", z->batches + (z->pid != 0));
+		kw_event_add_u64(ev, "total_reports", z->reports);
+		kwd_emit(z->d, ev);
+	}
+	sd_event_source_set_time_relative(z->stats, z->file.fuzz.stats_interval * 1000000ULL);
+	sd_event_source_set_enabled(z->stats, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+/*
+ * A guided run: kfuzztest-fuzz on the corpus, its stderr to us.  Crashes
+ * go beside the batch's input file, under its name.
+ */
+static pid_t spawn_guided(struct fuzzgen_rt *z, const char *size)
+{
+	const struct kw_settings *set = &z->d->set;
+	char target[KW_NAME_MAX + 16], table[PATH_MAX + 16], sz[32], keep[PATH_MAX + 16];
+	char prefix[PATH_MAX + 32];
+	const char *argv[] = { set->fuzzer, target, z->file.fuzz.simple ? "--raw" : table, sz,
+			       keep, "-error_exitcode=3", prefix, z->corpus, NULL };
+	int err_fd;
+	pid_t pid;
+
+	snprintf(target, sizeof(target), "--target=%s", z->file.fuzz.target);
+	snprintf(table, sizeof(table), "--table=%s", set->fuzz_table);
+	snprintf(sz, sizeof(sz), "--size=%s", size);
+	snprintf(keep, sizeof(keep), "--keep=%s", z->path);
+	snprintf(prefix, sizeof(prefix), "-artifact_prefix=%s.", z->path);
+	pid = fork_exec(argv, &err_fd);
+	if (pid < 0)
+		return pid;
+	guided_close(z);
+	z->err_fd = err_fd;
+	fcntl(err_fd, F_SETFL, O_NONBLOCK);
+	memset(&z->run, 0, sizeof(z->run));
+	memset(&z->lines, 0, sizeof(z->lines));
+	/* Without the reader, the run still runs; its figures stay 0. */
+	if (sd_event_add_io(z->d->ev, &z->err_io, err_fd, EPOLLIN, on_guided_err, z) < 0)
+		log_warning("fuzz %s: cannot read %s's output", z->file.fuzz.target, set->fuzzer);
+	return pid;
 }
 
 /* A new batch: its own input file, tied to reports while it runs. */
@@ -279,11 +463,15 @@ static int spawn(struct fuzzgen_rt *z)
 	snprintf(z->blob, sizeof(z->blob), "gen-%lld-%llu", (long long)time(NULL),
 		 (unsigned long long)z->batches + 1);
 	snprintf(z->path, sizeof(z->path), "%.3000s/%s", z->dir, z->blob);
-	pid = fork();
-	if (pid < 0)
-		return neg_errno();
-	if (pid == 0)
-		child_exec(z->file.fuzz.simple ? raw_argv : argv, -1);
+	if (z->file.fuzz.guided) {
+		pid = spawn_guided(z, size);
+		if (pid < 0)
+			return pid;
+	} else {
+		pid = fork_exec(z->file.fuzz.simple ? raw_argv : argv, NULL);
+		if (pid < 0)
+			return pid;
+	}
 	r = sd_event_add_child(z->d->ev, &z->child, pid, WEXITED, on_batch_exit, z);
 	if (r < 0) {
 		kill(pid, SIGKILL);
@@ -318,6 +506,8 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 static void rt_free(struct fuzzgen_rt *z)
 {
 	z->timer = sd_event_source_disable_unref(z->timer);
+	z->stats = sd_event_source_disable_unref(z->stats);
+	guided_close(z);
 	/* Owned: SIGKILL and reaped.  Its batch was stopped, not crashed. */
 	if (z->child) {
 		z->child = sd_event_source_disable_unref(z->child);
@@ -342,11 +532,21 @@ int fuzzgen_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n
 		return -ENOMEM;
 	z->d = d;
 	z->file = *f;
+	z->err_fd = -1;
 	snprintf(z->dir, sizeof(z->dir), "%.3000s/" GEN_DIR "/%s", d->state_dir, f->fuzz.target);
 	r = kw_mkdir_p(z->dir, 0700);
 	if (r < 0) {
 		snprintf(reason, n, "%s: %s", z->dir, strerror(-r));
 		goto fail;
+	}
+	if (f->fuzz.guided) {
+		snprintf(z->corpus, sizeof(z->corpus), "%.3000s/" CORPUS_DIR "/%s", d->state_dir,
+			 f->fuzz.target);
+		r = kw_mkdir_p(z->corpus, 0700);
+		if (r < 0) {
+			snprintf(reason, n, "%s: %s", z->corpus, strerror(-r));
+			goto fail;
+		}
 	}
 	r = derive_check(z, reason, n);
 	if (r < 0)
@@ -359,6 +559,13 @@ int fuzzgen_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n
 	d->gen = tmp;
 	d->gen[d->n_gen++] = z;
 	schedule(z, 0);
+	if (f->fuzz.guided) {
+		z->stats_us = kw_now_usec();
+		if (sd_event_add_time_relative(d->ev, &z->stats, CLOCK_MONOTONIC,
+					       f->fuzz.stats_interval * 1000000ULL, 100000,
+					       on_stats, z) < 0)
+			log_warning("fuzz %s: no fuzz_stats events", f->fuzz.target);
+	}
 	return 0;
 fail:
 	rt_free(z);
@@ -421,6 +628,14 @@ void fuzzgen_status(struct kwd *d, json_object *arr)
 		kw_event_add_u64(o, "inputs", z->inputs);
 		kw_event_add_u64(o, "reports", z->reports);
 		kw_event_add_u64(o, "failures", z->failures);
+		if (z->file.fuzz.guided) {
+			kw_event_add_str(o, "mode", "guided");
+			kw_event_add_u64(o, "total_inputs",
+					 z->inputs + (z->pid ? z->run.execs : 0));
+			kw_event_add_u64(o, "inputs_per_s", z->inputs_per_s);
+			kw_event_add_u64(o, "corpus", z->run.corpus ? z->run.corpus : z->corpus_size);
+			kw_event_add_u64(o, "edges", z->run.edges > z->edges ? z->run.edges : z->edges);
+		}
 		json_object_array_add(arr, o);
 	}
 }

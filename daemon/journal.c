@@ -40,6 +40,7 @@ const struct kw_journal_type kw_journal_types[] = {
 	{ "fuzz_resumed", "ebb9963499f14dde15c51139469b94ff", LOG_NOTICE, true },
 	{ "fuzz_stalled", "064699d1f05e0531cb1dd2fa5b9f84bf", LOG_WARNING, true },
 	{ "fuzz_started", "28f856fb1bd7a6b6804e36749ac49af9", LOG_INFO, true },
+	{ "fuzz_stats", "e14278649e5c4912ac64fc948d489069", LOG_INFO, false },
 	{ "fuzz_stopped", "22bb9ea2ea1e186f3ee52720a880c206", LOG_INFO, true },
 	{ "lost", "43485895e33fceb5ac670b2d8c81c0cc", LOG_WARNING, true },
 	{ "push_failed", "45c979e7d8fedc530209215fb087414a", LOG_WARNING, true },

@@ -16,6 +16,7 @@ PACKAGES=(
 	linux-source-6.1 flex bison bc libssl-dev libelf-dev
 	ccache dwarves python3 python3-ply python3-git perl cpio rsync xz-utils kmod
 	# BPF and the daemon
+	# (libclang-rt-14-dev: also libFuzzer, for kfuzztest-fuzz)
 	clang llvm libclang-rt-14-dev libbpf-dev bpftool zlib1g-dev libsystemd-dev
 	libinih-dev libjson-c-dev pkg-config
 	# kwatchctl resolve: stack variables by name from DWARF

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make install`: kwatchd, kwatchctl and kfuzztest-bridge with their
+# `make install`: kwatchd, kwatchctl, kfuzztest-bridge and kfuzztest-fuzz with their
 # units, sysusers file, configuration and documents, for systems that do
 # not take the .deb (`make deb` packages the same tree).
 #   install.sh BUILD_DIR BRIDGE
@@ -26,6 +26,8 @@ ins() { install -D -m "$1" "$2" "$DESTDIR$3"; }
 ins 0755 "$B/daemon/kwatchd" "$PREFIX/sbin/kwatchd"
 ins 0755 "$B/daemon/kwatchctl" "$PREFIX/bin/kwatchctl"
 ins 0755 "$BRIDGE" "$PREFIX/bin/kfuzztest-bridge"
+# kfuzztest-fuzz, built beside the bridge (fuzz.d generate = guided).
+ins 0755 "$(dirname "$BRIDGE")/kfuzztest-fuzz" "$PREFIX/bin/kfuzztest-fuzz"
 # The KFuzzTest records of the kernel built beside it (kfuzztest-list), for
 # the bridge's schemas from BTF (fuzz.d generate = yes); once it is built.
 TABLE=$B/guest/opt/kwatch/kfuzztest-targets.txt

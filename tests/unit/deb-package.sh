@@ -19,7 +19,7 @@ for p in libbpf1 libsystemd0 libjson-c5 libinih1 libdw1 systemd; do
 	echo "$dep" | grep -qw "$p" || fail "Depends lacks $p"
 done
 dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed 's|^\./|/|' >"$d/files"
-for f in /usr/sbin/kwatchd /usr/bin/kwatchctl /usr/bin/kfuzztest-bridge \
+for f in /usr/sbin/kwatchd /usr/bin/kwatchctl /usr/bin/kfuzztest-bridge /usr/bin/kfuzztest-fuzz \
 	/lib/systemd/system/kwatchd.service /lib/systemd/system/kwatchd.socket \
 	/usr/lib/sysusers.d/kwatchd.conf /etc/kwatchd/kwatchd.conf \
 	/usr/share/kwatch/event-schema.json /usr/share/doc/kwatch/event-schema.md.gz \

@@ -268,6 +268,21 @@ static void fuzz_ok_and_errors(void **state)
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ninput = structured\n", &f), 0);
 	assert_false(f.fuzz.simple);
 	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ninput = raw\n", &f), -EINVAL);
+	/* generate = guided: libFuzzer and KCOV, stats every stats_interval. */
+	assert_false(f.fuzz.guided);
+	assert_int_equal(f.fuzz.stats_interval, KW_FUZZ_STATS_DEFAULT);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = guided\nstats_interval = 2\n", &f), 0);
+	assert_true(f.fuzz.generate);
+	assert_true(f.fuzz.guided);
+	assert_int_equal(f.fuzz.stats_interval, 2);
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = guided\nstats_interval = 0\n", &f),
+			 -EINVAL);
+	assert_string_equal(f.err_reason, "stats_interval: want 1..3600 seconds, got '0'");
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = Guided\n", &f), -EINVAL);
+	assert_string_equal(f.err_reason, "generate: want yes, guided or no, got 'Guided'");
+	assert_int_equal(parse(KW_FUZZ, "[fuzz]\ngenerate = guided\nrepeat = 2\n", &f), -EINVAL);
+	assert_string_equal(f.err_reason,
+			    "generate = guided has no spool: spool=, producer_group=, rate= and repeat= do not apply");
 }
 
 static void settings(void **state)
@@ -284,6 +299,13 @@ static void settings(void **state)
 					   sizeof(reason)), 0);
 	assert_int_equal(s.queue_events, 64);
 	assert_string_equal(s.kstackwatch, "/run/t/ksw");
+	assert_string_equal(s.fuzzer, "/usr/bin/kfuzztest-fuzz");
+	assert_int_equal(kw_settings_parse("[kernel]\nfuzzer = /opt/k/kfuzztest-fuzz\n", &s, &line,
+					   reason, sizeof(reason)), 0);
+	assert_string_equal(s.fuzzer, "/opt/k/kfuzztest-fuzz");
+	assert_int_equal(kw_settings_parse("[kernel]\nfuzzer = kfuzztest-fuzz\n", &s, &line,
+					   reason, sizeof(reason)), -EINVAL);
+	assert_string_equal(s.fuzzer, "/opt/k/kfuzztest-fuzz");
 	assert_int_equal(kw_settings_parse("[daemon]\nqueue_events = 1\n", &s, &line, reason,
 					   sizeof(reason)), -EINVAL);
 	assert_int_equal(line, 2);

@@ -19,6 +19,7 @@
 
 #include "crash.h"
 #include "fake_kwd.h"
+#include "fuzzguided.h"
 
 bool crash_drain(struct kwd *d)
 {
@@ -340,6 +341,133 @@ static void generated_batches(void **state)
 	free_kwd(d);
 }
 
+/* generate = guided: a stand-in kfuzztest-fuzz that keeps its arguments,
+ * prints the harness's and libFuzzer's lines (and one over a kilobyte,
+ * as libFuzzer's dump of an input is), runs a while and, for "crashy",
+ * keeps an input, a crash artifact and ends in a report. */
+static const char fake_fuzzer[] =
+	"#!/bin/sh\n"
+	"echo \"$@\" >\"$0.args\"\n"
+	"keep= pre= t=\n"
+	"for a in \"$@\"; do case $a in --keep=*) keep=${a#--keep=} ;;\n"
+	"  -artifact_prefix=*) pre=${a#-artifact_prefix=} ;; --target=*) t=${a#--target=} ;; esac\n"
+	"done\n"
+	"echo 'INFO: Seed: 1' >&2\n"
+	"printf '#2\\tINITED ft: 3 corp: 1/10b exec/s: 0 rss: 30Mb\\n' >&2\n"
+	"echo 'kfuzztest-fuzz: execs 40 edges 7 refused 0' >&2\n"
+	"head -c 3000 /dev/zero | tr '\\0' x >&2; echo >&2\n"
+	"printf '#50\\tNEW    ft: 9 corp: 4/40b lim: 20 exec/s: 50 rss: 30Mb\\n' >&2\n"
+	"echo 'kfuzztest-fuzz: execs 50 edges 9 refused 0' >&2\n"
+	"sleep 1.5\n"
+	"[ \"$t\" = crashy ] || exit 0\n"
+	"printf 'input 50' >\"$keep\"; printf bytes >\"${pre}crash-abc\"\n"
+	"echo 'kfuzztest-fuzz: a kernel report after execution 50: BUG: KASAN: slab-out-of-bounds in f+0x1/0x2' >&2\n"
+	"exit 3\n";
+
+static void guided_runs(void **state)
+{
+	struct kwd *d = gen_kwd();
+	char reason[256] = "", path[PATH_MAX], *got = NULL;
+	static const char text[] = "[fuzz]\ntarget = crashy\ngenerate = guided\nbuffer_size = 16\n"
+				   "stats_interval = 1\n";
+	const char *target = NULL, *blob;
+	json_object *arr, *o;
+	struct kw_file f;
+
+	(void)state;
+	snprintf(d->set.fuzzer, sizeof(d->set.fuzzer), "%s/fuzzer", root);
+	assert_int_equal(kw_file_parse(KW_FUZZ, "/c/fuzz.d/g.conf", text, strlen(text), &f), 0);
+	assert_true(f.fuzz.guided && f.fuzz.generate);
+	/* No fuzzer, then no KCOV: the file's errors, saying what is missing. */
+	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), -ENOENT);
+	assert_non_null(strstr(reason, "/fuzzer: No such file or directory (generate = guided runs it)"));
+	assert_int_equal(kw_write_file_at(AT_FDCWD, d->set.fuzzer, fake_fuzzer,
+					  strlen(fake_fuzzer)), 0);
+	assert_int_equal(chmod(d->set.fuzzer, 0755), 0);
+	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), -ENOENT);
+	assert_non_null(strstr(reason, "/kcov: No such file or directory (generate = guided needs "
+				       "the kernel's coverage: CONFIG_KCOV)"));
+	snprintf(path, sizeof(path), "%s/kcov", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, path, "", 0), 0);
+	assert_int_equal(d->n_gen, 0);
+
+	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), 0);
+	run_for(d, 1300);
+	/* Stats while it runs: the harness's figures and libFuzzer's corpus. */
+	assert_true(count("fuzz_stats", "\"running\":true") >= 1);
+	assert_true(count("fuzz_stats", "\"total_inputs\":50,") >= 1);
+	assert_true(count("fuzz_stats", "\"corpus\":4,\"edges\":9,\"runs\":1,") >= 1);
+	arr = json_object_new_array();
+	fuzzgen_status(d, arr);
+	o = json_object_array_get_idx(arr, 0);
+	assert_non_null(o);
+	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"mode\":\"guided\""));
+	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"corpus\":4,\"edges\":9"));
+	json_object_put(arr);
+	run_for(d, 1000);
+
+	/* The run ended in a report: counted, its input kept and tied. */
+	assert_true(count("fuzz_batch", NULL) >= 1);
+	assert_int_equal(count("fuzz_batch", "\"outcome\":\"report\""), 1);
+	assert_int_equal(count("fuzz_batch", "\"mode\":\"guided\""), count("fuzz_batch", NULL));
+	assert_true(count("fuzz_batch", "\"inputs\":50,") >= 1);
+	blob = kwd_tied_blob(d, &target);
+	assert_non_null(blob);
+	assert_string_equal(target, "crashy");
+	snprintf(path, sizeof(path), "%s/state/generate/crashy/%s", root, blob);
+	assert_int_equal(kw_read_file(path, 100, &got, NULL), 0);
+	assert_string_equal(got, "input 50");
+	free(got);
+	/* libFuzzer's crash file, named after the input. */
+	snprintf(path, sizeof(path), "%s/state/generate/crashy/%s.crash-abc", root, blob);
+	assert_int_equal(access(path, F_OK), 0);
+	/* What the fuzzer was told. */
+	snprintf(path, sizeof(path), "%s/fuzzer.args", root);
+	assert_int_equal(kw_read_file(path, 4096, &got, NULL), 0);
+	assert_non_null(strstr(got, "--target=crashy --table=/usr/share/kwatch/kfuzztest-targets.txt"
+				    " --size=16 --keep="));
+	assert_non_null(strstr(got, " -error_exitcode=3 -artifact_prefix="));
+	snprintf(path, sizeof(path), " %s/state/corpus/crashy\n", root);
+	assert_non_null(strstr(got, path));
+	free(got);
+	snprintf(path, sizeof(path), "%s/state/corpus/crashy", root);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_true(fuzz_stop(d, "g.conf"));
+	free_kwd(d);
+}
+
+/* The fuzzer's stderr in pieces: lines whole, the overlong one dropped,
+ * numbers that do not parse change nothing. */
+static void guided_lines(void **state)
+{
+	static const char out[] = "kfuzztest-fuzz: execs 12 edges 3 refused 1\n"
+				  "#7\tNEW ft: 5 corp: 2/9b lim: 4\n"
+				  "#9\tNEW ft: 5 corp: x/9b\n"
+				  "kfuzztest-fuzz: execs many edges 4 refused 0\n"
+				  "kfuzztest-fuzz: /sys/kernel/debug/kcov: No such file\n"
+				  "kfuzztest-fuzz: a kernel report after execution 12: BUG: KASAN: x\n";
+	struct guided_lines lb = { 0 };
+	struct guided_stats st = { 0 };
+	char big[3000];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(out) - 1; i += 5)
+		guided_feed(&lb, &st, out + i, sizeof(out) - 1 - i < 5 ? sizeof(out) - 1 - i : 5);
+	assert_int_equal(st.execs, 12);
+	assert_int_equal(st.edges, 3);
+	assert_int_equal(st.refused, 1);
+	assert_int_equal(st.corpus, 2);
+	assert_string_equal(st.error, "/sys/kernel/debug/kcov: No such file");
+	assert_string_equal(st.report, "BUG: KASAN: x");
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "kfuzztest-fuzz: execs 99 edges 99 refused 0 ", 44);
+	guided_feed(&lb, &st, big, sizeof(big));
+	guided_feed(&lb, &st, "\nkfuzztest-fuzz: execs 13 edges 5 refused 1\n", 44);
+	assert_int_equal(st.execs, 13);
+	assert_int_equal(st.edges, 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +478,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(foreign_spool_refused, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(generated_batches, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(guided_runs, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test(guided_lines),
 		cmocka_unit_test_setup_teardown(spool_to_input_simple, tmpdir_setup,
 						tmpdir_teardown),
 	};

@@ -22,12 +22,26 @@ GUEST_TARGETS += $(B)/guest/opt/kwatch/bin/kwatch-bare
 # kfuzztest-bridge, from the series' tools/kfuzztest-bridge in the kernel
 # tree (which exists once kernel-tree has run).
 BRIDGE_SRCS = $(wildcard $(KSRC)/tools/kfuzztest-bridge/*.[ch])
+BRIDGE_DIR = $(KSRC)/tools/kfuzztest-bridge
+BRIDGE_COMMON = $(addprefix $(BRIDGE_DIR)/,derive.c encoder.c report.c schema.c)
 
 $(B)/guest/opt/kwatch/bin/kfuzztest-bridge: $(BRIDGE_SRCS) | kernel-tree
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ $(KSRC)/tools/kfuzztest-bridge/*.c $(LIBBPF_LIBS)
+	$(CC) $(CFLAGS) $(WARN) -std=gnu11 -o $@ $(BRIDGE_DIR)/bridge.c $(BRIDGE_COMMON) \
+		$(LIBBPF_LIBS)
 
-GUEST_TARGETS += $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
+# kfuzztest-fuzz: the same encoder under libFuzzer (clang's runtime, from
+# libclang-rt-14-dev), steered by KCOV.  The objects are gcc's; clang links.
+FUZZ_OBJ_DIR = $(B)/host/kfuzztest-fuzz.o
+$(B)/guest/opt/kwatch/bin/kfuzztest-fuzz: $(BRIDGE_SRCS) | kernel-tree
+	@mkdir -p $(@D) $(FUZZ_OBJ_DIR)
+	for f in fuzz $(basename $(notdir $(BRIDGE_COMMON))); do \
+		$(CC) $(CFLAGS) $(WARN) -std=gnu11 -c -o $(FUZZ_OBJ_DIR)/$$f.o $(BRIDGE_DIR)/$$f.c \
+			|| exit 1; \
+	done
+	clang -fsanitize=fuzzer -o $@ $(FUZZ_OBJ_DIR)/*.o $(LIBBPF_LIBS)
+
+GUEST_TARGETS += $(B)/guest/opt/kwatch/bin/kfuzztest-bridge $(B)/guest/opt/kwatch/bin/kfuzztest-fuzz
 
 # The host test of the bridge: encodes known schemas from a known stream
 # and checks the bytes, the errors and their positions; derives schemas
@@ -35,7 +49,7 @@ GUEST_TARGETS += $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
 $(B)/unit/kfuzztest_bridge: tests/unit/kfuzztest-bridge.sh tests/unit/check.sh $(BRIDGE_SRCS) | kernel-tree
 	@mkdir -p $(@D)/kfuzztest-bridge.d
 	$(CC) $(CFLAGS) $(WARN) $(SAN) -std=gnu11 -o $(@D)/kfuzztest-bridge.d/kfuzztest-bridge \
-		$(KSRC)/tools/kfuzztest-bridge/*.c $(LIBBPF_LIBS)
+		$(BRIDGE_DIR)/bridge.c $(BRIDGE_COMMON) $(LIBBPF_LIBS)
 	sed -e 's|@BRIDGE@|$(CURDIR)/$(@D)/kfuzztest-bridge.d/kfuzztest-bridge|' \
 		-e 's|@TOP@|$(CURDIR)|' $< >$@
 	chmod +x $@
@@ -60,11 +74,15 @@ GUEST_TARGETS += $(B)/guest/opt/kwatch/kfuzztest-targets.txt
 $(B)/guest/usr/bin/kfuzztest-bridge: $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
 	@mkdir -p $(@D)
 	cp $< $@
+$(B)/guest/usr/bin/kfuzztest-fuzz: $(B)/guest/opt/kwatch/bin/kfuzztest-fuzz
+	@mkdir -p $(@D)
+	cp $< $@
 $(B)/guest/usr/share/kwatch/kfuzztest-targets.txt: $(B)/guest/opt/kwatch/kfuzztest-targets.txt
 	@mkdir -p $(@D)
 	cp $< $@
 
-GUEST_TARGETS += $(B)/guest/usr/bin/kfuzztest-bridge $(B)/guest/usr/share/kwatch/kfuzztest-targets.txt
+GUEST_TARGETS += $(B)/guest/usr/bin/kfuzztest-bridge $(B)/guest/usr/bin/kfuzztest-fuzz \
+	$(B)/guest/usr/share/kwatch/kfuzztest-targets.txt
 
 # Valid inputs for the crypto targets, made once with openssl: a PKCS#1
 # RSA key pair (DER) and a PKCS#7 signed message with its certificate.

@@ -256,6 +256,7 @@ HAND_test_underflow_on_buffer='some_buffer { ptr[buf] len[buf, u64] }; buf { arr
 HAND_test_trivial='trivial_arg { u64 u64 };'
 HAND_test_null_deref='maybe_null { ptr[v] }; v { u64 };'
 HAND_test_simple_record='kfuzztest_simple_arg { ptr[data] len[data, u64] }; data { arr[u8, 64] };'
+HAND_test_guided_frame='guided_frame { ptr[data] len[data, u64] ptr[rec] }; data { arr[u8, 64] }; rec { u8 u8 };'
 
 # Schemas derived from the running kernel's BTF and the image's target
 # table (kfuzztest-bridge -t): for every target the kernel has, the derived
@@ -310,6 +311,56 @@ t_derived_reach_body() {
 	echo 0 >$T/events/kfuzztest/enable
 	expect_eq "targets where the derived schema did worse" $bad 0 || return 1
 	expect_eq "KASAN reports" "$(kasan_reports)" 0
+}
+
+# Coverage guidance finds what random inputs do not (issue 16, items 3
+# and 6).  test_guided_frame's bug is behind six bytes (a magic, a length
+# that matches its region, a nested record's tag).  kfuzztest-fuzz
+# (libFuzzer steered by the writing task's KCOV coverage) runs on it from
+# an empty corpus until its first kernel report, which must be the bug's
+# KASAN report; libFuzzer's crash file replays it.  Then as many random
+# inputs from the same derived schema (kfuzztest-bridge -t) as the guided
+# run took: no report.  Both are timed, in one boot.
+GUIDED_BUDGET_S=420
+t_guided_finds_bug() {
+	local F=/opt/kwatch/bin/kfuzztest-fuzz t=test_guided_frame s e rc execs gms rms n0 crash
+	[ -e /sys/kernel/debug/kcov ] || fail "no /sys/kernel/debug/kcov (CONFIG_KCOV)" || return 1
+	rm -rf $W/corpus $W/art
+	mkdir -p $W/corpus $W/art
+	mark
+	s=$(date +%s%N)
+	$F --target=$t --table=$TAB --size=16 --keep=$W/guided_keep -seed=1 -error_exitcode=3 \
+		-max_total_time=$GUIDED_BUDGET_S -artifact_prefix=$W/art/ $W/corpus 2>$W/guided.log
+	rc=$?
+	e=$(date +%s%N)
+	gms=$(((e - s) / 1000000))
+	grep -v '^0x\|^[A-Za-z0-9+/=]\{60,\}$' $W/guided.log | grep -E '^(INFO|#[0-9]+.*NEW|kfuzztest-fuzz|==|artifact|SUMMARY)' | tail -n 25
+	expect_eq "kfuzztest-fuzz's exit status (3: a kernel report, in ${GUIDED_BUDGET_S} s)" $rc 3 || return 1
+	execs=$(sed -n 's/^kfuzztest-fuzz: a kernel report after execution \([0-9]*\):.*/\1/p' $W/guided.log)
+	[ -n "$execs" ] || fail "kfuzztest-fuzz did not say after how many executions" || return 1
+	since_mark | grep -m1 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum' ||
+		fail "the report is not the KASAN report in guided_frame_sum" || return 1
+	expect_eq "corpus inputs kept" "$(ls $W/corpus | wc -l | awk '{ print ($1 > 0) }')" 1 || return 1
+	crash=$(ls $W/art/crash-* 2>/dev/null | head -n1)
+	[ -n "$crash" ] || fail "no crash file from libFuzzer" || return 1
+	# The kept input is the one written last.
+	n0=$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum')
+	dd if=$W/guided_keep of=$KFT/$t/input bs=1M 2>/dev/null
+	expect_eq "the kept input replayed: reports" \
+		"$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum')" $((n0 + 1)) || return 1
+	# libFuzzer's crash file replays it through the harness.
+	$F --target=$t --table=$TAB --size=16 -error_exitcode=3 "$crash" 2>$W/replay.log
+	expect_eq "the crash file replayed: exit status" $? 3 || { tail -5 $W/replay.log; return 1; }
+	# Unguided: the same number of random inputs, the same schema.
+	mark
+	s=$(date +%s%N)
+	$B -t $TAB -s 16 -n $execs -k $W/random_keep $t /dev/urandom
+	rc=$?
+	e=$(date +%s%N)
+	rms=$(((e - s) / 1000000))
+	echo "kfuzztest-bench: test_guided_frame: guided (kfuzztest-fuzz, KCOV): first report after $execs executions, $((gms / 1000)).$((gms % 1000 / 100)) s ($((execs * 1000 / (gms ? gms : 1))) exec/s); unguided (kfuzztest-bridge -t, random): $execs executions, $((rms / 1000)).$((rms % 1000 / 100)) s ($((execs * 1000 / (rms ? rms : 1))) exec/s), $(kasan_reports) reports (TCG)"
+	expect_eq "random inputs: the bridge's exit status (0: no report)" $rc 0 || return 1
+	expect_eq "random inputs: KASAN reports" "$(kasan_reports)" 0
 }
 
 # Runs per second through debugfs for the trivial target: one writer, then

@@ -386,6 +386,57 @@ t_simple_target_through_kwatchd() {
 
 # Reports outside a replay: a WARNING and a page-fault oops from the
 # platform module, each one crash event of its kind naming its function.
+# generate = guided (issue 16, item 3): kwatchd runs kfuzztest-fuzz
+# (libFuzzer steered by KCOV) on test_guided_frame, whose bug random
+# inputs do not find.  While it runs: fuzz_stats events with a corpus and
+# kernel edges, and kwatchctl status shows them; the corpus is kept in
+# corpus/<target>/.  Its first report ends the run (fuzz_batch, mode
+# guided, outcome report) and is a crash event tied to the run's input
+# file, which crashes/ keeps with the report and which replays it;
+# libFuzzer's crash file lies beside it.
+t_guided_through_kwatchd() {
+	local tgt=test_guided_frame b ev blob st s n0
+	write_conf "" || fail "kwatchd restart" || return 1
+	follow_start
+	put $CONF/fuzz.d guided.conf "[fuzz]\ntarget = $tgt\ngenerate = guided\nbuffer_size = 16\nstats_interval = 2\n"
+	wait_for 60 grep -q '"type":"fuzz_stats".*"running":true' $EV
+	sleep 3
+	st=$(kwatchctl status -r | grep -o '"generators":\[[^]]*\]')
+	wait_for 480 grep -q "\"type\":\"fuzz_batch\".*\"target\":\"$tgt\"" $EV
+	wait_for 10 grep -q '"type":"crash"' $EV
+	rm $CONF/fuzz.d/guided.conf
+	follow_stop
+	echo "status: $st"
+	echo "$st" | grep -q '"mode":"guided"' || fail "status shows no guided generator" || { diag; return 1; }
+	s=$(events_of fuzz_stats | tail -n1)
+	echo "$s"
+	[ "$(echo "$s" | field edges)" -gt 0 ] || fail "fuzz_stats: no kernel edges" || return 1
+	[ "$(echo "$s" | field corpus)" -gt 0 ] || fail "fuzz_stats: an empty corpus" || return 1
+	[ "$(ls /var/lib/kwatchd/corpus/$tgt | wc -l)" -gt 0 ] || fail "nothing in corpus/$tgt" || return 1
+	b=$(events_of fuzz_batch | grep "\"target\":\"$tgt\"" | head -n1)
+	echo "$b" | cut -c1-500
+	expect_eq "$tgt: the run ended" "$(echo "$b" | field outcome)" report || { diag; return 1; }
+	expect_eq "$tgt: mode" "$(echo "$b" | field mode)" guided || return 1
+	expect_eq "$tgt: exit status" "$(echo "$b" | field exit_status)" 3 || return 1
+	echo "kwatch-bench: guided fuzzing (kfuzztest-fuzz under kwatchd, $tgt): first report after $(echo "$b" | field inputs) inputs, $(( $(echo "$b" | field duration_us) / 1000000 )) s, $(echo "$b" | field inputs_per_s) inputs/s (TCG)"
+	echo "$b" | field inputs_per_s >$W/guided_rate
+	blob=$(echo "$b" | field blob)
+	ev=$(events_of crash | head -n1)
+	echo "$ev" | cut -c1-400
+	expect_eq "crash function" "$(echo "$ev" | field function)" guided_frame_sum || return 1
+	expect_eq "crash target" "$(echo "$ev" | field target)" $tgt || return 1
+	expect_eq "crash blob" "$(echo "$ev" | field blob)" "$blob" || return 1
+	ls -l $CRASHES/$tgt $GEN/$tgt
+	cmp $GEN/$tgt/$blob $CRASHES/$tgt/$blob || fail "crashes/ lacks the run's input" || return 1
+	ls $GEN/$tgt/$blob.crash-* >/dev/null 2>&1 || fail "no libFuzzer crash file beside the input" || return 1
+	grep -q 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum' $CRASHES/$tgt/$blob.report ||
+		fail "no report beside the input" || return 1
+	n0=$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum')
+	dd if=$CRASHES/$tgt/$blob of=$KFT/$tgt/input bs=1M 2>/dev/null
+	expect_eq "the kept input replayed: reports" \
+		"$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum')" $((n0 + 1))
+}
+
 t_crash_kinds() {
 	local ev
 	follow_start
@@ -699,6 +750,9 @@ t_fuzz_cost_attached_vs_detached() {
 	echo "kwatch-bench: fuzz exec through kwatchd's spool (TCG): ${us_no} us detached, ${us_yes} us attached, ratio $(awk -v a="$us_yes" -v b="$us_no" 'BEGIN { printf "%.2f", a / b }')"
 	echo "kwatch-bench: the spool in batches vs a blob at a time, attached (TCG, one boot): ${us_yes} vs ${us_one} us a blob, $(awk -v a="$us_one" -v b="$us_yes" 'BEGIN { printf "%.1f", a / b }')x the rate"
 	echo "kwatch-bench: the spool vs direct writes, attached (TCG, one boot): $(awk -v u="$us_yes" 'BEGIN { printf "%.0f", 1e6 / u }') blobs/s in batches, $(awk -v u="$us_one" 'BEGIN { printf "%.0f", 1e6 / u }') a blob at a time, vs $r_on runs/s: $(awk -v u="$us_yes" -v r="$r_on" 'BEGIN { printf "%.1f", 100 * 1e6 / u / r }')% and $(awk -v u="$us_one" -v r="$r_on" 'BEGIN { printf "%.1f", 100 * 1e6 / u / r }')%"
+	[ -s $W/guided_rate ] &&
+		echo "kwatch-bench: guided fuzzing vs direct writes vs the spool, attached (TCG, one boot): $(cat $W/guided_rate) inputs/s (kfuzztest-fuzz under kwatchd, test_guided_frame) vs $r_on runs/s vs $(awk -v u="$us_yes" 'BEGIN { printf "%.0f", 1e6 / u }') blobs/s: $(awk -v g="$(cat $W/guided_rate)" -v r="$r_on" 'BEGIN { printf "%.1f", 100 * g / r }')% of direct writes, $(awk -v g="$(cat $W/guided_rate)" -v u="$us_yes" 'BEGIN { printf "%.1f", g * u / 1e6 }')x the spool"
+	return 0
 }
 
 # The host collector (virtio-serial port -> events.ndjson on the host) gets
