@@ -356,16 +356,22 @@ static void guided_drain(struct fuzzgen_rt *z)
 	}
 }
 
+/* The run's figures into the file's: the latest corpus, the most edges. */
+static void guided_fold(struct fuzzgen_rt *z)
+{
+	if (z->run.corpus)
+		z->corpus_size = z->run.corpus;
+	if (z->run.edges > z->edges)
+		z->edges = z->run.edges;
+}
+
 static void guided_close(struct fuzzgen_rt *z)
 {
 	z->err_io = sd_event_source_disable_unref(z->err_io);
 	if (z->err_fd >= 0)
 		close(z->err_fd);
 	z->err_fd = -1;
-	if (z->run.corpus)
-		z->corpus_size = z->run.corpus;
-	if (z->run.edges > z->edges)
-		z->edges = z->run.edges;
+	guided_fold(z);
 }
 
 static int on_guided_err(sd_event_source *s, int fd, uint32_t revents, void *userdata)
@@ -386,10 +392,7 @@ static int on_stats(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
-	if (z->run.corpus)
-		z->corpus_size = z->run.corpus;
-	if (z->run.edges > z->edges)
-		z->edges = z->run.edges;
+	guided_fold(z);
 	total = z->inputs + (z->pid ? z->run.execs : 0);
 	z->inputs_per_s = now > z->stats_us ?
 			  (total - z->stats_inputs) * 1000000ULL / (now - z->stats_us) : 0;
@@ -633,8 +636,9 @@ void fuzzgen_status(struct kwd *d, json_object *arr)
 			kw_event_add_u64(o, "total_inputs",
 					 z->inputs + (z->pid ? z->run.execs : 0));
 			kw_event_add_u64(o, "inputs_per_s", z->inputs_per_s);
-			kw_event_add_u64(o, "corpus", z->run.corpus ? z->run.corpus : z->corpus_size);
-			kw_event_add_u64(o, "edges", z->run.edges > z->edges ? z->run.edges : z->edges);
+			guided_fold(z);
+			kw_event_add_u64(o, "corpus", z->corpus_size);
+			kw_event_add_u64(o, "edges", z->edges);
 		}
 		json_object_array_add(arr, o);
 	}

@@ -14,6 +14,7 @@
 # the tests after it run.
 
 KTAP_TEST_TIMEOUT=${KTAP_TEST_TIMEOUT:-180}
+# A test that needs longer sets KTAP_TIMEOUT_<its function>=SECONDS.
 
 # fail MSG: print MSG and fail the test.
 fail() { echo "FAIL: $*"; return 1; }
@@ -51,12 +52,13 @@ ktap_reboot_expected() {
 # Run test function $1 with output in $2 (appended to when $3 is "append");
 # sets KTAP_RC (124 on time-out).
 _ktap_run_one() {
-	local pid i=0
+	local pid i=0 own=KTAP_TIMEOUT_$1 limit
+	limit=${!own:-$KTAP_TEST_TIMEOUT}
 	[ "${3:-}" = append ] || : >"$2"
 	( set +e; "$1" ) >>"$2" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
-		if [ $i -ge $((KTAP_TEST_TIMEOUT * 10)) ]; then
+		if [ $i -ge $((limit * 10)) ]; then
 			pkill -KILL -P "$pid" 2>/dev/null
 			kill -KILL "$pid" 2>/dev/null
 			wait "$pid" 2>/dev/null
@@ -118,7 +120,8 @@ ktap_main() {
 		case $KTAP_RC in
 		0) echo "ok $n - ${t#t_}" ;;
 		77) echo "ok $n - ${t#t_} # SKIP $(tail -n1 "$out")" ;;
-		124) echo "# ${t#t_}: timed out after ${KTAP_TEST_TIMEOUT}s"
+		124) own=KTAP_TIMEOUT_$t
+		     echo "# ${t#t_}: timed out after ${!own:-$KTAP_TEST_TIMEOUT}s"
 		     echo "not ok $n - ${t#t_}"; failed=1 ;;
 		*) echo "not ok $n - ${t#t_}"; failed=1 ;;
 		esac

@@ -308,8 +308,28 @@ t_kasan_crash_tied_to_blob() {
 # in crashes/<target>/ with the report, and replays the same report.  A
 # target the bridge has no schema for is the file's config_error.
 GEN=/var/lib/kwatchd/generate
+
+# crash_kept TARGET BLOB FUNCTION: the first crash event is FUNCTION's
+# KASAN report, tied to TARGET and the generated input BLOB, which
+# crashes/TARGET/ keeps with the report; the kept input replays it.
+crash_kept() {
+	local tgt=$1 blob=$2 fn=$3 ev n0
+	ev=$(events_of crash | head -n1)
+	echo "$ev" | cut -c1-400
+	expect_eq "crash function" "$(echo "$ev" | field function)" $fn || return 1
+	expect_eq "crash target" "$(echo "$ev" | field target)" $tgt || return 1
+	expect_eq "crash blob" "$(echo "$ev" | field blob)" "$blob" || return 1
+	ls -l $CRASHES/$tgt $GEN/$tgt
+	cmp $GEN/$tgt/$blob $CRASHES/$tgt/$blob || fail "crashes/ lacks the generated input" || return 1
+	grep -q "BUG: KASAN: slab-out-of-bounds in $fn" $CRASHES/$tgt/$blob.report ||
+		fail "no report beside the input" || return 1
+	n0=$(dmesg | grep -c "BUG: KASAN: slab-out-of-bounds in $fn")
+	dd if=$CRASHES/$tgt/$blob of=$KFT/$tgt/input bs=1M 2>/dev/null
+	expect_eq "the kept input replayed: reports" \
+		"$(dmesg | grep -c "BUG: KASAN: slab-out-of-bounds in $fn")" $((n0 + 1))
+}
 t_generate_from_btf() {
-	local tgt=test_underflow_on_buffer b ev blob st
+	local tgt=test_underflow_on_buffer b st
 	# A fresh daemon: the crash is new to it (not a crash_repeat).
 	write_conf "" || fail "kwatchd restart" || return 1
 	follow_start
@@ -336,22 +356,7 @@ t_generate_from_btf() {
 	echo "$b" | cut -c1-500
 	expect_eq "$tgt: the batch ended" "$(echo "$b" | field outcome)" report || return 1
 	expect_eq "$tgt: exit status" "$(echo "$b" | field exit_status)" 3 || return 1
-	blob=$(echo "$b" | field blob)
-	ev=$(events_of crash | head -n1)
-	echo "$ev" | cut -c1-400
-	expect_eq "crash function" "$(echo "$ev" | field function)" underflow_on_buffer || return 1
-	expect_eq "crash target" "$(echo "$ev" | field target)" $tgt || return 1
-	expect_eq "crash blob" "$(echo "$ev" | field blob)" "$blob" || return 1
-	ls -l $CRASHES/$tgt $GEN/$tgt
-	cmp $GEN/$tgt/$blob $CRASHES/$tgt/$blob || fail "crashes/ lacks the batch's input" || return 1
-	grep -q 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer' $CRASHES/$tgt/$blob.report ||
-		fail "no report beside the input" || return 1
-	# The kept input is the one that did it: it replays the report.
-	local n0
-	n0=$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer')
-	dd if=$CRASHES/$tgt/$blob of=$KFT/$tgt/input bs=1M 2>/dev/null
-	expect_eq "the kept input replayed: reports" \
-		"$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in underflow_on_buffer')" $((n0 + 1))
+	crash_kept $tgt "$(echo "$b" | field blob)" underflow_on_buffer
 }
 
 # A raw-buffer target (FUZZ_TEST_SIMPLE) through kwatchd, input = simple:
@@ -394,11 +399,12 @@ t_simple_target_through_kwatchd() {
 # guided, outcome report) and is a crash event tied to the run's input
 # file, which crashes/ keeps with the report and which replays it;
 # libFuzzer's crash file lies beside it.
+KTAP_TIMEOUT_t_guided_through_kwatchd=900
 t_guided_through_kwatchd() {
-	local tgt=test_guided_frame b ev blob st s n0
+	local tgt=test_guided_frame b blob st s
 	write_conf "" || fail "kwatchd restart" || return 1
 	follow_start
-	put $CONF/fuzz.d guided.conf "[fuzz]\ntarget = $tgt\ngenerate = guided\nbuffer_size = 16\nstats_interval = 2\n"
+	put $CONF/fuzz.d guided.conf "[fuzz]\ntarget = $tgt\ngenerate = guided\nbuffer_size = 8\nstats_interval = 2\n"
 	wait_for 60 grep -q '"type":"fuzz_stats".*"running":true' $EV
 	sleep 3
 	st=$(kwatchctl status -r | grep -o '"generators":\[[^]]*\]')
@@ -421,20 +427,8 @@ t_guided_through_kwatchd() {
 	echo "kwatch-bench: guided fuzzing (kfuzztest-fuzz under kwatchd, $tgt): first report after $(echo "$b" | field inputs) inputs, $(( $(echo "$b" | field duration_us) / 1000000 )) s, $(echo "$b" | field inputs_per_s) inputs/s (TCG)"
 	echo "$b" | field inputs_per_s >$W/guided_rate
 	blob=$(echo "$b" | field blob)
-	ev=$(events_of crash | head -n1)
-	echo "$ev" | cut -c1-400
-	expect_eq "crash function" "$(echo "$ev" | field function)" guided_frame_sum || return 1
-	expect_eq "crash target" "$(echo "$ev" | field target)" $tgt || return 1
-	expect_eq "crash blob" "$(echo "$ev" | field blob)" "$blob" || return 1
-	ls -l $CRASHES/$tgt $GEN/$tgt
-	cmp $GEN/$tgt/$blob $CRASHES/$tgt/$blob || fail "crashes/ lacks the run's input" || return 1
-	ls $GEN/$tgt/$blob.crash-* >/dev/null 2>&1 || fail "no libFuzzer crash file beside the input" || return 1
-	grep -q 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum' $CRASHES/$tgt/$blob.report ||
-		fail "no report beside the input" || return 1
-	n0=$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum')
-	dd if=$CRASHES/$tgt/$blob of=$KFT/$tgt/input bs=1M 2>/dev/null
-	expect_eq "the kept input replayed: reports" \
-		"$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum')" $((n0 + 1))
+	crash_kept $tgt "$blob" guided_frame_sum || return 1
+	ls $GEN/$tgt/$blob.crash-* >/dev/null 2>&1 || fail "no libFuzzer crash file beside the input"
 }
 
 t_crash_kinds() {
