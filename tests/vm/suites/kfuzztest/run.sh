@@ -330,7 +330,7 @@ t_guided_finds_bug() {
 	mkdir -p $W/corpus $W/art
 	mark
 	s=$(date +%s%N)
-	$F --target=$t --table=$TAB --size=8 --keep=$W/guided_keep -seed=1 -error_exitcode=3 \
+	$F --target=$t --table=$TAB --size=16 --keep=$W/guided_keep -seed=1 -error_exitcode=3 \
 		-max_total_time=$GUIDED_BUDGET_S -artifact_prefix=$W/art/ $W/corpus 2>$W/guided.log
 	rc=$?
 	e=$(date +%s%N)
@@ -351,12 +351,12 @@ t_guided_finds_bug() {
 	expect_eq "the kept input replayed: reports" \
 		"$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum')" $((n0 + 1)) || return 1
 	# libFuzzer's crash file replays it through the harness.
-	$F --target=$t --table=$TAB --size=8 -error_exitcode=3 "$crash" 2>$W/replay.log
+	$F --target=$t --table=$TAB --size=16 -error_exitcode=3 "$crash" 2>$W/replay.log
 	expect_eq "the crash file replayed: exit status" $? 3 || { tail -5 $W/replay.log; return 1; }
 	# Unguided: the same number of random inputs, the same schema.
 	mark
 	s=$(date +%s%N)
-	$B -t $TAB -s 8 -n $execs -k $W/random_keep $t /dev/urandom
+	$B -t $TAB -s 16 -n $execs -k $W/random_keep $t /dev/urandom
 	rc=$?
 	e=$(date +%s%N)
 	rms=$(((e - s) / 1000000))
