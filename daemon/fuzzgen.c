@@ -272,6 +272,10 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 		guided_close(z);
 		inputs = z->run.execs;
 		z->inputs += inputs;
+		/* Status 3 is libFuzzer's for any crash: a kernel report is
+		 * one the harness announced; else the harness itself failed. */
+		if (o == REPORT && !z->run.report[0])
+			o = FAILED;
 		if (z->run.report[0])
 			log_info("fuzz %s: a kernel report after %" PRIu64 " inputs: %s",
 				 z->file.fuzz.target, inputs, z->run.report);

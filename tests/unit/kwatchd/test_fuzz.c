@@ -358,6 +358,7 @@ static const char fake_fuzzer[] =
 	"head -c 3000 /dev/zero | tr '\\0' x >&2; echo >&2\n"
 	"printf '#50\\tNEW    ft: 9 corp: 4/40b lim: 20 exec/s: 50 rss: 30Mb\\n' >&2\n"
 	"echo 'kfuzztest-fuzz: execs 50 edges 9 refused 0' >&2\n"
+	"[ \"$t\" = broken ] && { echo '==1== ERROR: libFuzzer: deadly signal' >&2; exit 3; }\n"
 	"sleep 1.5\n"
 	"[ \"$t\" = crashy ] || exit 0\n"
 	"printf 'input 50' >\"$keep\"; printf bytes >\"${pre}crash-abc\"\n"
@@ -432,6 +433,16 @@ static void guided_runs(void **state)
 	free(got);
 	snprintf(path, sizeof(path), "%s/state/corpus/crashy", root);
 	assert_int_equal(access(path, F_OK), 0);
+	assert_true(fuzz_stop(d, "g.conf"));
+
+	/* Status 3 without a kernel report: the harness crashed, not the kernel. */
+	n_events = 0;
+	snprintf(f.fuzz.target, sizeof(f.fuzz.target), "broken");
+	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), 0);
+	run_for(d, 500);
+	assert_int_equal(count("fuzz_batch", "\"outcome\":\"failed\""), 1);
+	assert_int_equal(count("fuzz_batch", "\"exit_status\":3"), 1);
+	assert_null(kwd_tied_blob(d, NULL));
 	assert_true(fuzz_stop(d, "g.conf"));
 	free_kwd(d);
 }
