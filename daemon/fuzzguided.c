@@ -40,6 +40,10 @@ void guided_line(struct guided_stats *st, const char *line)
 		} else if (!strncmp(line, REPORT, strlen(REPORT)) &&
 			   (p = strstr(line + strlen(REPORT), ": "))) {
 			copy(st->report, sizeof(st->report), p + 2);
+			/* The count at the report, newer than the last "execs". */
+			execs = strtoull(line + strlen(REPORT), &end, 10);
+			if (end == p && execs > st->execs)
+				st->execs = execs;
 		} else {
 			copy(st->error, sizeof(st->error), line);
 		}

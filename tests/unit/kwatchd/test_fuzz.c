@@ -362,7 +362,7 @@ static const char fake_fuzzer[] =
 	"sleep 1.5\n"
 	"[ \"$t\" = crashy ] || exit 0\n"
 	"printf 'input 50' >\"$keep\"; printf bytes >\"${pre}crash-abc\"\n"
-	"echo 'kfuzztest-fuzz: a kernel report after execution 50: BUG: KASAN: slab-out-of-bounds in f+0x1/0x2' >&2\n"
+	"echo 'kfuzztest-fuzz: a kernel report after execution 53: BUG: KASAN: slab-out-of-bounds in f+0x1/0x2' >&2\n"
 	"exit 3\n";
 
 static void guided_runs(void **state)
@@ -411,7 +411,7 @@ static void guided_runs(void **state)
 	assert_true(count("fuzz_batch", NULL) >= 1);
 	assert_int_equal(count("fuzz_batch", "\"outcome\":\"report\""), 1);
 	assert_int_equal(count("fuzz_batch", "\"mode\":\"guided\""), count("fuzz_batch", NULL));
-	assert_true(count("fuzz_batch", "\"inputs\":50,") >= 1);
+	assert_true(count("fuzz_batch", "\"inputs\":53,") >= 1);	/* the report's count */
 	blob = kwd_tied_blob(d, &target);
 	assert_non_null(blob);
 	assert_string_equal(target, "crashy");
@@ -456,7 +456,7 @@ static void guided_lines(void **state)
 				  "#9\tNEW ft: 5 corp: x/9b\n"
 				  "kfuzztest-fuzz: execs many edges 4 refused 0\n"
 				  "kfuzztest-fuzz: /sys/kernel/debug/kcov: No such file\n"
-				  "kfuzztest-fuzz: a kernel report after execution 12: BUG: KASAN: x\n";
+				  "kfuzztest-fuzz: a kernel report after execution 17: BUG: KASAN: x\n";
 	struct guided_lines lb = { 0 };
 	struct guided_stats st = { 0 };
 	char big[3000];
@@ -465,12 +465,15 @@ static void guided_lines(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(out) - 1; i += 5)
 		guided_feed(&lb, &st, out + i, sizeof(out) - 1 - i < 5 ? sizeof(out) - 1 - i : 5);
-	assert_int_equal(st.execs, 12);
+	assert_int_equal(st.execs, 17);		/* the report's count */
 	assert_int_equal(st.edges, 3);
 	assert_int_equal(st.refused, 1);
 	assert_int_equal(st.corpus, 2);
 	assert_string_equal(st.error, "/sys/kernel/debug/kcov: No such file");
 	assert_string_equal(st.report, "BUG: KASAN: x");
+	guided_line(&st, "kfuzztest-fuzz: a kernel report after execution 3x: BUG: y");
+	assert_int_equal(st.execs, 17);
+	assert_string_equal(st.report, "BUG: y");
 	memset(big, 'x', sizeof(big));
 	memcpy(big, "kfuzztest-fuzz: execs 99 edges 99 refused 0 ", 44);
 	guided_feed(&lb, &st, big, sizeof(big));
