@@ -131,15 +131,15 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 			 strerror(errno));
 		return -ENOENT;
 	}
-	if (z->file.fuzz.guided && access(set->fuzzer, X_OK) < 0) {
-		snprintf(reason, n, "%s: %s (generate = guided runs it)", set->fuzzer,
-			 strerror(errno));
-		return -ENOENT;
-	}
 	if (z->file.fuzz.guided) {
 		/* KCOV is a debugfs file beside kfuzztest/. */
 		const char *slash = strrchr(set->kfuzztest, '/');
 
+		if (access(set->fuzzer, X_OK) < 0) {
+			snprintf(reason, n, "%s: %s (generate = guided runs it)", set->fuzzer,
+				 strerror(errno));
+			return -ENOENT;
+		}
 		snprintf(msg, sizeof(msg), "%.*s/kcov",
 			 slash ? (int)(slash - set->kfuzztest) : 0, set->kfuzztest);
 		if (access(msg, F_OK) < 0) {
