@@ -20,12 +20,14 @@
 #include <unistd.h>
 
 #include "crash.h"
+#include "fuzzpanic.h"
 #include "keep.h"
 #include "kmsg.h"
 #include "ksym.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "pstore.h"
+#include "spool.h"
 #include "util.h"
 
 #define KMSG_REC_MAX 8192
@@ -43,6 +45,7 @@ struct crash_rt {
 	uint64_t last_seq, skip_to;
 	bool have_seq;
 	char pos_path[PATH_MAX];
+	char prev_boot[40];		/* the boot kmsg.pos was saved in, if not this one */
 	sd_event_source *pos_timer;	/* a deferred save of the position */
 	bool pos_dirty, pos_failing;
 	uint64_t reports, repeats, tied, overruns, pstore;
@@ -140,9 +143,18 @@ static void pos_load(struct crash_rt *c)
 
 	if (kw_read_file(c->pos_path, 128, &text, NULL) < 0)
 		return;
-	if (sscanf(text, "%39s %" SCNu64, boot, &seq) == 2 &&
-	    strcmp(boot, c->d->ectx.boot_id) == 0)
+	if (sscanf(text, "%39s %" SCNu64, boot, &seq) != 2)
+		return;
+	if (strcmp(boot, c->d->ectx.boot_id) == 0)
 		c->skip_to = seq + 1;
+	else
+		snprintf(c->prev_boot, sizeof(c->prev_boot), "%s", boot);
+}
+
+void crash_pos_sync(struct kwd *d)
+{
+	if (d->crash)
+		pos_save(d->crash);
 }
 
 /* --- reports -------------------------------------------------------------- */
@@ -269,12 +281,15 @@ static void report_event(struct crash_rt *c, const struct kmsg_report *r,
 			 const struct crash_origin *o)
 {
 	struct kwd *d = c->d;
-	const char *target = NULL, *blob = kwd_tied_blob(d, &target);
+	const char *target = NULL, *blob;
 	char dir[PATH_MAX], addr[24];
 	int count = kmsg_dedup_seen(&c->dedup, r->key);
 	json_object *ev;
 	int ret;
 
+	/* A previous boot's report goes to what start-up found in flight
+	 * then, never to a run started in this boot. */
+	blob = o && !d->tie.set ? NULL : kwd_tied_blob(d, &target);
 	c->reports++;
 	c->tied += blob != NULL;
 	if (count > 1) {
@@ -383,10 +398,50 @@ static int on_record(const struct pstore_record *rec, void *userdata)
 	return 0;
 }
 
-static void panic_event(struct crash_rt *c, const struct pstore_record *rec)
+/*
+ * The input a generated or guided run had in flight at the panic, from
+ * the previous boot's pmsg (fuzzpanic.h): the last line of the task the
+ * report names.  Written to @path and tied; false if there is none.
+ */
+static bool tie_pmsg_input(struct crash_rt *c, const struct kmsg_report *r, char *path,
+			   size_t n)
+{
+	struct kwd *d = c->d;
+	struct fuzz_panic_input in;
+	_cleanup_free_ char *pmsg = NULL;
+	long pid = fuzz_panic_pid(r->text);
+	int ret;
+
+	if (pid < 0 || !c->prev_boot[0] || !d->set.pmsg[0] || !d->state_dir[0])
+		return false;
+	pmsg = spool_pmsg_read(d->set.pstore);
+	ret = fuzz_panic_find(pmsg, c->prev_boot, pid, &in);
+	if (ret == -E2BIG)
+		log_warning("pstore: the panic came in input %llu of fuzz run %s of %s, which was "
+			    "too large for pmsg: not kept", in.seq, in.name, in.target);
+	if (ret < 0)
+		return false;
+	snprintf(path, n, "%.4000s/panic-input", d->state_dir);
+	ret = kw_replace_file(path, (const char *)in.data, in.len);
+	free(in.data);
+	if (ret < 0) {
+		log_warning_errno(ret, "%s: %m; the input in flight at the panic is not kept", path);
+		return false;
+	}
+	log_info("pstore: the panic came in input %llu of fuzz run %s of %s (pmsg)", in.seq,
+		 in.name, in.target);
+	kwd_tie(d, in.target, in.name, path);
+	d->tie.prev_boot = true;
+	return true;
+}
+
+static void panic_event(struct crash_rt *c, const struct pstore_record *rec, bool alone)
 {
 	_cleanup_free_ struct kmsg_report *cause = NULL, *panic = NULL;
 	struct crash_origin o = { .rec = rec };
+	const struct kmsg_report *r;
+	char path[PATH_MAX];
+	bool ours = false;
 
 	if (pstore_reports(rec->text, &cause, &panic) < 0 || (!cause && !panic)) {
 		log_warning("pstore: no report in %s", rec->path);
@@ -394,7 +449,15 @@ static void panic_event(struct crash_rt *c, const struct pstore_record *rec)
 	}
 	c->pstore++;
 	o.panic = panic ? panic->title : NULL;
-	report_event(c, cause ? cause : panic, &o);
+	r = cause ? cause : panic;
+	/* No spool blob in flight: perhaps a generated input was. */
+	if (alone && !c->d->tie.set)
+		ours = tie_pmsg_input(c, r, path, sizeof(path));
+	report_event(c, r, &o);
+	if (ours) {
+		kwd_untie(c->d);
+		unlink(path);
+	}
 }
 
 void crash_pstore(struct kwd *d)
@@ -418,7 +481,7 @@ void crash_pstore(struct kwd *d)
 		kwd_untie(d);
 	}
 	for (i = 0; i < p.n; i++) {
-		panic_event(c, &p.v[i]);
+		panic_event(c, &p.v[i], p.n == 1);
 		free((char *)p.v[i].path);
 		free((char *)p.v[i].text);
 	}

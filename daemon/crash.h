@@ -26,6 +26,10 @@ void crash_drain_all(struct kwd *d);
  * that caused it, tied to the blob that is tied now when it is the only
  * new panic. */
 void crash_pstore(struct kwd *d);
+/* Save the position in the log now, with this boot's id: the next boot
+ * then knows which boot was kwatchd's last (the pmsg lines of that boot
+ * name the input in flight at a panic). */
+void crash_pos_sync(struct kwd *d);
 void crash_close(struct kwd *d);
 void crash_status(struct kwd *d, json_object *st);
 

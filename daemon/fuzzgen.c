@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "fuzzguided.h"
+#include "fuzzpanic.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "util.h"
@@ -266,6 +267,8 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 	(void)s;
 	z->child = sd_event_source_unref(z->child);
 	z->pid = 0;
+	/* No input of the run is in flight now, whatever it wrote last. */
+	fuzz_pmsg_end(d->set.pmsg, d->ectx.boot_id, si->si_pid, z->file.fuzz.target, z->blob);
 	if (guided) {
 		/* The fuzzer is gone: all it wrote is in the pipe. */
 		guided_drain(z);
@@ -428,17 +431,24 @@ static pid_t spawn_guided(struct fuzzgen_rt *z, const char *size)
 {
 	const struct kw_settings *set = &z->d->set;
 	char target[KW_NAME_MAX + 16], table[PATH_MAX + 16], sz[32], keep[PATH_MAX + 16];
-	char prefix[PATH_MAX + 32];
+	char prefix[PATH_MAX + 32], pmsg[PATH_MAX + 16], dir[PATH_MAX + 16];
 	const char *argv[] = { set->fuzzer, target, z->file.fuzz.simple ? "--raw" : table, sz,
-			       keep, "-error_exitcode=3", prefix, z->corpus, NULL };
+			       dir, keep, "-error_exitcode=3", prefix, z->corpus, NULL, NULL };
 	int err_fd;
 	pid_t pid;
 
 	snprintf(target, sizeof(target), "--target=%s", z->file.fuzz.target);
 	snprintf(table, sizeof(table), "--table=%s", set->fuzz_table);
 	snprintf(sz, sizeof(sz), "--size=%s", size);
+	snprintf(dir, sizeof(dir), "--dir=%s", set->kfuzztest);
 	snprintf(keep, sizeof(keep), "--keep=%s", z->path);
 	snprintf(prefix, sizeof(prefix), "-artifact_prefix=%s.", z->path);
+	/* Each input in pmsg too: a panic loses the kept file. */
+	if (set->pmsg[0]) {
+		snprintf(pmsg, sizeof(pmsg), "--pmsg=%s", set->pmsg);
+		argv[8] = pmsg;
+		argv[9] = z->corpus;
+	}
 	pid = fork_exec(argv, &err_fd);
 	if (pid < 0)
 		return pid;
@@ -458,12 +468,9 @@ static int spawn(struct fuzzgen_rt *z)
 {
 	const struct kw_settings *set = &z->d->set;
 	char size[16], batch[16];
-	const char *argv[] = { set->bridge, "-t", set->fuzz_table, "-s", size, "-n", batch,
-			       "-k", z->path, z->file.fuzz.target, "/dev/urandom", NULL };
-	const char *raw_argv[] = { set->bridge, "-r", "-s", size, "-n", batch, "-k", z->path,
-				   z->file.fuzz.target, "/dev/urandom", NULL };
+	const char *argv[16] = { set->bridge };
 	pid_t pid;
-	int r;
+	int r, n = 1;
 
 	snprintf(size, sizeof(size), "%u", z->file.fuzz.buffer_size);
 	snprintf(batch, sizeof(batch), "%u", z->file.fuzz.batch);
@@ -475,7 +482,26 @@ static int spawn(struct fuzzgen_rt *z)
 		if (pid < 0)
 			return pid;
 	} else {
-		pid = fork_exec(z->file.fuzz.simple ? raw_argv : argv, NULL);
+		if (z->file.fuzz.simple) {
+			argv[n++] = "-r";
+		} else {
+			argv[n++] = "-t";
+			argv[n++] = set->fuzz_table;
+		}
+		argv[n++] = "-s";
+		argv[n++] = size;
+		argv[n++] = "-n";
+		argv[n++] = batch;
+		argv[n++] = "-k";
+		argv[n++] = z->path;
+		/* Each input in pmsg too: a panic loses the kept file. */
+		if (set->pmsg[0]) {
+			argv[n++] = "-P";
+			argv[n++] = set->pmsg;
+		}
+		argv[n++] = z->file.fuzz.target;
+		argv[n++] = "/dev/urandom";
+		pid = fork_exec(argv, NULL);
 		if (pid < 0)
 			return pid;
 	}
@@ -519,6 +545,8 @@ static void rt_free(struct fuzzgen_rt *z)
 	if (z->child) {
 		z->child = sd_event_source_disable_unref(z->child);
 		unlink(z->path);
+		fuzz_pmsg_end(z->d->set.pmsg, z->d->ectx.boot_id, z->pid, z->file.fuzz.target,
+			      z->blob);
 	}
 	free(z);
 }

@@ -582,6 +582,7 @@ int main(int argc, char **argv)
 	crash_pstore(&d);
 	kwd_untie(&d);
 	crash_drain_all(&d);
+	crash_pos_sync(&d);
 	/* A watch left by a daemon that was killed must not outlive its
 	 * configuration. */
 	kwd_ksw_clear_stale(&d);

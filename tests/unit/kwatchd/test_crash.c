@@ -91,6 +91,91 @@ static void panic_tied_and_kept(void **state)
 	free_kwd(d);
 }
 
+#define PREV "0f3c5bc8-9a54-4b43-8b2f-d3e6a1e0b3a1"
+
+/* No spool blob in flight at start-up; the boot kwatchd last ran in is
+ * PREV (kmsg.pos), and pmsg of that boot has @lines. */
+static struct kwd *new_kwd_pmsg(const char *lines)
+{
+	struct kwd *d = new_kwd();
+	char path[PATH_MAX];
+
+	crash_close(d);
+	kwd_untie(d);
+	snprintf(path, sizeof(path), "%.2000s/kmsg.pos", d->state_dir);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, path, PREV " 9\n", strlen(PREV " 9\n")), 0);
+	snprintf(path, sizeof(path), "%.2000s/pmsg-ramoops-0", d->set.pstore);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, path, lines, strlen(lines)), 0);
+	snprintf(d->set.pmsg, sizeof(d->set.pmsg), "/dev/pmsg0");
+	assert_int_equal(crash_open(d), 0);
+	return d;
+}
+
+/*
+ * A panic in a generated or guided run: the report's task (PID 230) had
+ * input 2 of run gen-5-2 in flight, as the previous boot's pmsg says.
+ * The crash is tied to it, and the input is kept under the run's name
+ * with the record beside it, as a report read live would be.
+ */
+static void panic_tied_to_pmsg_input(void **state)
+{
+	struct kwd *d = new_kwd_pmsg(
+		"kfuzztest-input other-boot 230 t gen-1-1 1 4141\n"
+		"kfuzztest-input " PREV " 230 t gen-5-2 1 6e75\n"
+		"kfuzztest-input " PREV " 231 t gen-5-3 1 ffff\n"
+		"kfuzztest-input " PREV " 230 t gen-5-2 2 6e756c6c0a\n");
+	char path[PATH_MAX], *data = NULL;
+	size_t len = 0;
+
+	(void)state;
+	crash_pstore(d);
+	assert_int_equal(n_events, 1);
+	assert_non_null(strstr(events[0], "\"report_source\":\"pstore\""));
+	assert_non_null(strstr(events[0], "\"target\":\"t\",\"blob\":\"gen-5-2\""));
+	snprintf(path, sizeof(path), "%.2000s/t/gen-5-2", d->set.crash_dir);
+	assert_int_equal(kw_read_file(path, 1 << 20, &data, &len), 0);
+	assert_int_equal(len, 5);
+	assert_memory_equal(data, "null\n", 5);
+	free(data);
+	assert_true(kept(d, "gen-5-2.report"));
+	/* Nothing left tied, no file left behind. */
+	assert_null(kwd_tied_blob(d, NULL));
+	snprintf(path, sizeof(path), "%.2000s/panic-input", d->state_dir);
+	assert_int_equal(access(path, F_OK), -1);
+	free_kwd(d);
+}
+
+/* The task's run had ended, or pmsg has no line of that boot: the crash is
+ * reported, tied to nothing. */
+static void panic_not_tied_without_its_input(void **state)
+{
+	static const char *const cases[] = {
+		"kfuzztest-input " PREV " 230 t gen-5-2 1 6e75\n"
+		"kfuzztest-input " PREV " 230 t gen-5-2 end\n",
+		"kfuzztest-input other-boot 230 t gen-5-2 1 6e75\n",
+		"kfuzztest-input " PREV " 231 t gen-5-2 1 6e75\n",
+	};
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 3; i++) {
+		struct kwd *d = new_kwd_pmsg(cases[i]);
+		char path[PATH_MAX];
+
+		crash_pstore(d);
+		assert_int_equal(n_events, 1);
+		assert_non_null(strstr(events[0], "\"report_source\":\"pstore\""));
+		assert_null(strstr(events[0], "\"blob\""));
+		assert_false(kept(d, "gen-5-2"));
+		free_kwd(d);
+		/* The next case's record is new again. */
+		snprintf(path, sizeof(path), "%s/state/pstore.seen", root);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/kmsg", root);
+		unlink(path);
+	}
+}
+
 /* A crash directory others may write is not the daemon's: the crash is
  * still reported, nothing is written there. */
 static void foreign_crash_dir_not_used(void **state)
@@ -145,6 +230,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(panic_tied_and_kept, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(watch_named_by_its_line, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(panic_tied_to_pmsg_input, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(panic_not_tied_without_its_input, tmpdir_setup,
+						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(foreign_crash_dir_not_used, tmpdir_setup,
 						tmpdir_teardown),
 	};

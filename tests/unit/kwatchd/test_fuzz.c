@@ -236,15 +236,17 @@ static void foreign_spool_refused(void **state)
  * "killed". */
 static const char fake_bridge[] =
 	"#!/bin/sh\n"
-	"keep= n= t=\n"
+	"keep= n= t= pmsg=\n"
 	"while [ $# -gt 0 ]; do\n"
 	"  case $1 in -k) keep=$2; shift 2 ;; -n) n=$2; shift 2 ;; -t|-s|-b) shift 2 ;;\n"
+	"  -P) pmsg=$2; shift 2 ;;\n"
 	"  -r) echo raw >\"$0.raw\"; shift ;;\n"
 	"  -p) [ \"$2\" = bad ] && { echo 'struct x.y: a union is not handled' >&2; exit 1; }\n"
 	"      echo 'x { u8 };'; exit 0 ;;\n"
 	"  *) [ -z \"$t\" ] && t=$1; shift ;; esac\n"
 	"done\n"
 	"printf 'input %s' \"$n\" >\"$keep\"\n"
+	"[ -z \"$pmsg\" ] || echo \"kfuzztest-input b $$ $t ${keep##*/} 1 00\" >>\"$pmsg\"\n"
 	"case $t in crashy) exit 3 ;; killed) kill -9 $$ ;; esac\n"
 	"exit 0\n";
 
@@ -257,6 +259,8 @@ static struct kwd *gen_kwd(void)
 	sigaddset(&ss, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &ss, NULL);
 	snprintf(d->set.bridge, sizeof(d->set.bridge), "%s/bridge", root);
+	/* pstore's pmsg device: a file here. */
+	snprintf(d->set.pmsg, sizeof(d->set.pmsg), "%s/pmsg", root);
 	assert_int_equal(kw_write_file_at(AT_FDCWD, d->set.bridge, fake_bridge,
 					  strlen(fake_bridge)), 0);
 	assert_int_equal(chmod(d->set.bridge, 0755), 0);
@@ -271,6 +275,15 @@ static int gen_start(struct kwd *d, const char *target, char *reason, size_t n)
 	snprintf(text, sizeof(text), "[fuzz]\ntarget = %s\ngenerate = yes\nbatch = 5\n", target);
 	assert_int_equal(kw_file_parse(KW_FUZZ, "/c/fuzz.d/g.conf", text, strlen(text), &f), 0);
 	return fuzz_start(d, &f, reason, n);
+}
+
+static unsigned int lines_with(const char *text, const char *s)
+{
+	unsigned int n = 0;
+
+	for (; (text = strstr(text, s)); text += strlen(s))
+		n++;
+	return n;
 }
 
 static void generated_batches(void **state)
@@ -294,6 +307,17 @@ static void generated_batches(void **state)
 	assert_true(count("fuzz_batch", "\"inputs\":5,") >= 2);
 	assert_int_equal(count("fuzz_batch", "\"exit_status\":0"), count("fuzz_batch", NULL));
 	assert_true(fuzz_stop(d, "g.conf"));
+	/* The bridge was given pmsg; each batch's end is said there after it
+	 * (a panic after it is not the batch's). */
+	assert_int_equal(kw_read_file(d->set.pmsg, 1 << 20, &got, NULL), 0);
+	assert_true(lines_with(got, " 1 00") >= count("fuzz_batch", NULL));
+	/* One end per batch, and for the one the stop killed, if any. */
+	assert_true(lines_with(got, " end") >= count("fuzz_batch", NULL));
+	assert_true(lines_with(got, " end") <= count("fuzz_batch", NULL) + 1);
+	assert_non_null(strstr(got, "kfuzztest-input b "));
+	assert_non_null(strstr(got, d->ectx.boot_id));
+	free(got);
+	got = NULL;
 	snprintf(path, sizeof(path), "%s/state/generate/t", root);
 	assert_int_equal(rmdir(path), 0);	/* empty */
 
@@ -426,9 +450,12 @@ static void guided_runs(void **state)
 	snprintf(path, sizeof(path), "%s/fuzzer.args", root);
 	assert_int_equal(kw_read_file(path, 4096, &got, NULL), 0);
 	assert_non_null(strstr(got, "--target=crashy --table=/usr/share/kwatch/kfuzztest-targets.txt"
-				    " --size=16 --keep="));
+				    " --size=16 --dir="));
+	snprintf(path, sizeof(path), " --dir=%s/kft --keep=", root);
+	assert_non_null(strstr(got, path));
 	assert_non_null(strstr(got, " -error_exitcode=3 -artifact_prefix="));
-	snprintf(path, sizeof(path), " %s/state/corpus/crashy\n", root);
+	/* Each input to pmsg as well, then the corpus. */
+	snprintf(path, sizeof(path), " --pmsg=%s/pmsg %s/state/corpus/crashy\n", root, root);
 	assert_non_null(strstr(got, path));
 	free(got);
 	snprintf(path, sizeof(path), "%s/state/corpus/crashy", root);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "fuzzpanic.h"
 #include "pstore.h"
 #include "util.h"
 #include "tmpdir.h"
@@ -230,6 +231,113 @@ static void cause_and_panic(void **state)
 	free(cause);
 }
 
+/* The task a report names: its "PID: N" followed by a blank. */
+static void panic_pid(void **state)
+{
+	(void)state;
+	assert_int_equal(fuzz_panic_pid("<4>CPU: 0 PID: 230 Comm: kfuzztest-fuzz Tainted: G"), 230);
+	assert_int_equal(fuzz_panic_pid("WARNING: CPU: 1 PID: 7 at lib/a.c:1 f+0x1/0x2"), 7);
+	assert_int_equal(fuzz_panic_pid("Kernel panic - not syncing: Fatal exception"), -1);
+	assert_int_equal(fuzz_panic_pid("CPU: 0 PID: x Comm: a"), -1);
+	assert_int_equal(fuzz_panic_pid("CPU: 0 PID: 0 Comm: swapper/0"), -1);
+	assert_int_equal(fuzz_panic_pid(NULL), -1);
+}
+
+#define B "0f3c5bc8-9a54-4b43-8b2f-d3e6a1e0b3a1"
+
+/*
+ * The input in flight: the last line of the boot and task asked for,
+ * whatever other boots, tasks and the spool wrote around it; an "end"
+ * closes the run; lines that do not parse (the ring's cut first line,
+ * bad names, bad hex, a seq of 0) are skipped.
+ */
+static void panic_input_found(void **state)
+{
+	static const char pmsg[] =
+		"stream-input " B " 230 t gen-1-1 1 41\n"		/* cut by the ring */
+		"kfuzztest-input other-boot 230 t gen-1-1 1 4141\n"
+		"kwatchd-spool 5f 0 start\n"
+		"kfuzztest-input " B " 230 t gen-5-2 1 6e75\n"
+		"kfuzztest-input " B " 231 u gen-5-3 7 ffff\n"
+		"kfuzztest-input " B " 230 t gen-5-2 2 6e756c6c0a\n"
+		"kfuzztest-input " B " 230 t ../x 3 00\n"
+		"kfuzztest-input " B " 230 a/b gen-5-2 3 00\n"
+		"kfuzztest-input " B " 230 t gen-5-2 3 0\n"
+		"kfuzztest-input " B " 230 t gen-5-2 3 0G\n"
+		"kfuzztest-input " B " 230 t gen-5-2 3 0A\n"
+		"kfuzztest-input " B " 230 t gen-5-2 0 00\n"
+		"kfuzztest-input " B " 230 t gen-5-2 3\n"
+		"kfuzztest-input " B " 230 t gen-5-2 end x\n"
+		"kfuzztest-input " B " 2300 t gen-5-2 end\n";
+	struct fuzz_panic_input in;
+
+	(void)state;
+	assert_int_equal(fuzz_panic_find(pmsg, B, 230, &in), 0);
+	assert_string_equal(in.target, "t");
+	assert_string_equal(in.name, "gen-5-2");
+	assert_int_equal(in.seq, 2);
+	assert_int_equal(in.len, 5);
+	assert_memory_equal(in.data, "null\n", 5);
+	free(in.data);
+
+	assert_int_equal(fuzz_panic_find(pmsg, B, 231, &in), 0);
+	assert_string_equal(in.target, "u");
+	assert_int_equal(in.seq, 7);
+	assert_int_equal(in.len, 2);
+	assert_memory_equal(in.data, "\xff\xff", 2);
+	free(in.data);
+
+	assert_int_equal(fuzz_panic_find(pmsg, "other-boot", 230, &in), 0);
+	assert_string_equal(in.name, "gen-1-1");
+	free(in.data);
+
+	/* No line of that task, of that boot; no text at all. */
+	assert_int_equal(fuzz_panic_find(pmsg, B, 232, &in), -ENOENT);
+	assert_null(in.data);
+	assert_int_equal(fuzz_panic_find(pmsg, "a-third-boot", 230, &in), -ENOENT);
+	assert_int_equal(fuzz_panic_find(NULL, B, 230, &in), -ENOENT);
+	assert_int_equal(fuzz_panic_find("", B, 230, &in), -ENOENT);
+	assert_int_equal(fuzz_panic_find(pmsg, "", 230, &in), -ENOENT);
+	assert_int_equal(fuzz_panic_find(pmsg, B, -1, &in), -ENOENT);
+}
+
+/* A run that ended has nothing in flight; one recorded by number only is
+ * said so; a hex past the harness's limit is no line of it. */
+static void panic_input_ended_or_unrecorded(void **state)
+{
+	static const char ended[] =
+		"kfuzztest-input " B " 230 t gen-5-2 1 6e75\n"
+		"kfuzztest-input " B " 230 t gen-5-2 end\n";
+	static const char big[] =
+		"kfuzztest-input " B " 230 t gen-5-2 1 6e75\n"
+		"kfuzztest-input " B " 230 t gen-5-2 2 -\n";
+	struct fuzz_panic_input in;
+	char *huge;
+	size_t n = strlen("kfuzztest-input " B " 230 t g 1 ");
+
+	(void)state;
+	assert_int_equal(fuzz_panic_find(ended, B, 230, &in), -ENOENT);
+	assert_null(in.data);
+	assert_int_equal(fuzz_panic_find(big, B, 230, &in), -E2BIG);
+	assert_string_equal(in.name, "gen-5-2");
+	assert_int_equal(in.seq, 2);
+	assert_null(in.data);
+
+	huge = malloc(n + 2 * 8194 + 2);
+	assert_non_null(huge);
+	sprintf(huge, "kfuzztest-input " B " 230 t g 1 ");
+	memset(huge + n, 'a', 2 * 8194);
+	strcpy(huge + n + 2 * 8194, "\n");
+	assert_int_equal(fuzz_panic_find(huge, B, 230, &in), -ENOENT);
+	/* 8192 bytes is the most a line holds. */
+	strcpy(huge + n + 2 * 8192, "\n");
+	assert_int_equal(fuzz_panic_find(huge, B, 230, &in), 0);
+	assert_int_equal(in.len, 8192);
+	assert_int_equal(in.data[8191], 0xaa);
+	free(in.data);
+	free(huge);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -238,6 +346,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(seen_bounded, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(real_record),
 		cmocka_unit_test(cause_and_panic),
+		cmocka_unit_test(panic_pid),
+		cmocka_unit_test(panic_input_found),
+		cmocka_unit_test(panic_input_ended_or_unrecorded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -135,10 +135,68 @@ t_record_read_once() {
 	echo "$(wc -l </var/lib/kwatchd/pstore.seen) record(s) in pstore.seen"
 }
 
+# The same for a guided run (issue 16): kwatchd runs kfuzztest-fuzz, which
+# writes each input to pmsg before its write.  The stand-in target's input
+# is the platform module's crash file, and the corpus's one input ("null")
+# panics the kernel.  After the reboot, the panic's report names the
+# harness's task, and the previous boot's pmsg line of that task holds the
+# input: the crash is tied to the run, and the input kept as a report read
+# live would be.
+t_panic_in_guided_run_paired_after_reboot() {
+	local ev blob corpus=/var/lib/kwatchd/corpus/pguided
+	if [ -z "${KTAP_AFTER_REBOOT:-}" ]; then
+		rm -f $CONF/fuzz.d/*.conf
+		rm -rf $CRASHES/pguided $KFT/pguided $corpus
+		[ -d $PLAT ] || insmod $MODDIR/kwatch_platform.ko || fail "insmod kwatch_platform" || return 1
+		mkdir -p $KFT/pguided $corpus
+		ln -sfn $PLAT/crash $KFT/pguided/input_simple
+		# kwatchd and the harness find KCOV beside the KFuzzTest directory.
+		ln -sfn /sys/kernel/debug/kcov $KFT/../kcov
+		printf null >$corpus/seed
+		systemctl restart kwatchd || fail "restart" || return 1
+		wait_for 10 test -S /run/kwatchd/events.sock || fail "kwatchd not up" || return 1
+		sysctl -q kernel.panic_on_oops=1
+		echo "$(date +%s.%N)" >$KEEP/t1
+		echo "corpus seeded; panic_on_oops=1, then the guided run"
+		ktap_reboot_expected || return 1
+		put $CONF/fuzz.d pguided.conf \
+			'[fuzz]\ntarget = pguided\ngenerate = guided\ninput = simple\nbuffer_size = 8\n'
+		sleep 90
+		fail "the kernel did not panic"
+		kwatchctl status 2>&1 | head -n 40
+		journalctl -u kwatchd -n 20 --no-pager -o cat
+		return 1
+	fi
+	echo "rebooted: boot $(cat /var/lib/kwatch-tests/boots) of this run," \
+		"$(awk -v t="$(cat $KEEP/t1)" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - t }')s after the run started"
+	rm -f $CONF/fuzz.d/pguided.conf
+	wait_for 30 test -S /run/kwatchd/events.sock || { fail "kwatchd not up"; diag; return 1; }
+	kwatchctl follow -b -r -t crash -n 1 -i 10 >"$EV"
+	ev=$(events_of crash | grep '"report_source":"pstore"' | head -n 1)
+	echo "$ev" | cut -c1-500
+	[ -n "$ev" ] || { fail "no crash event from pstore"; diag; return 1; }
+	expect_eq "boot" "$(echo "$ev" | field boot)" previous || return 1
+	expect_eq "function" "$(echo "$ev" | field function)" kwatch_platform_null_store || return 1
+	expect_eq "target" "$(echo "$ev" | field target)" pguided || { diag; return 1; }
+	blob=$(echo "$ev" | field blob)
+	case $blob in gen-*) ;; *) fail "blob '$blob' is not the run's"; return 1 ;; esac
+	grep -rhs "^kfuzztest-input .* pguided $blob " /sys/fs/pstore /var/lib/systemd/pstore | tail -n 3
+	grep -rqs "^kfuzztest-input [-0-9a-f]* [0-9]* pguided $blob 1 6e756c6c$" \
+		/sys/fs/pstore /var/lib/systemd/pstore ||
+		fail "no pmsg line of the harness for the input in flight" || return 1
+	expect_eq "the input kept" "$(cat $CRASHES/pguided/$blob 2>&1)" null || return 1
+	grep -q '^Panic#[0-9]* Part1' $CRASHES/pguided/$blob.report ||
+		fail "the report beside the input is not the pstore record" || return 1
+	grep -q 'Comm: kfuzztest-fuzz' $CRASHES/pguided/$blob.report ||
+		fail "the report does not name the harness" || return 1
+	echo "input and report in $CRASHES/pguided/"
+	rm -rf $corpus $KFT/pguided $KFT/../kcov
+}
+
 t_restore() {
 	rm -f $CONF/fuzz.d/*.conf
 	[ -f $KEEP/kwatchd.conf.orig ] && cp $KEEP/kwatchd.conf.orig $CONF/kwatchd.conf
-	rm -rf $KEEP $KFT/panicky $SPOOLS/panicky $CRASHES/panicky
+	rm -rf $KEEP $KFT/panicky $SPOOLS/panicky $CRASHES/panicky $CRASHES/pguided
 	systemctl restart kwatchd
 	expect_eq "kwatchd" "$(kwatchd_state)" active
 }
