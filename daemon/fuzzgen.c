@@ -490,6 +490,8 @@ static int spawn(struct fuzzgen_rt *z)
 		}
 		argv[n++] = "-s";
 		argv[n++] = size;
+		argv[n++] = "-d";
+		argv[n++] = set->kfuzztest;
 		argv[n++] = "-n";
 		argv[n++] = batch;
 		argv[n++] = "-k";

@@ -239,6 +239,7 @@ static const char fake_bridge[] =
 	"keep= n= t= pmsg=\n"
 	"while [ $# -gt 0 ]; do\n"
 	"  case $1 in -k) keep=$2; shift 2 ;; -n) n=$2; shift 2 ;; -t|-s|-b) shift 2 ;;\n"
+	"  -d) [ -d \"$2\" ] || exit 9; shift 2 ;;\n"
 	"  -P) pmsg=$2; shift 2 ;;\n"
 	"  -r) echo raw >\"$0.raw\"; shift ;;\n"
 	"  -p) [ \"$2\" = bad ] && { echo 'struct x.y: a union is not handled' >&2; exit 1; }\n"
