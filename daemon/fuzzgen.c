@@ -423,6 +423,13 @@ static int on_stats(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* pmsg as [capture] pmsg names it, if the kernel has it (else the runs
+ * go on without it, as the spool goes a blob at a time). */
+static bool use_pmsg(const struct kw_settings *set)
+{
+	return set->pmsg[0] && access(set->pmsg, W_OK) == 0;
+}
+
 /*
  * A guided run: kfuzztest-fuzz on the corpus, its stderr to us.  Crashes
  * go beside the batch's input file, under its name.
@@ -443,11 +450,12 @@ static pid_t spawn_guided(struct fuzzgen_rt *z, const char *size)
 	snprintf(dir, sizeof(dir), "--dir=%s", set->kfuzztest);
 	snprintf(keep, sizeof(keep), "--keep=%s", z->path);
 	snprintf(prefix, sizeof(prefix), "-artifact_prefix=%s.", z->path);
-	/* Each input in pmsg too: a panic loses the kept file. */
-	if (set->pmsg[0]) {
+	/* Each input in pmsg too (before the corpus): a panic loses the
+	 * kept file. */
+	if (use_pmsg(set)) {
 		snprintf(pmsg, sizeof(pmsg), "--pmsg=%s", set->pmsg);
-		argv[8] = pmsg;
-		argv[9] = z->corpus;
+		argv[ARRAY_SIZE(argv) - 3] = pmsg;
+		argv[ARRAY_SIZE(argv) - 2] = z->corpus;
 	}
 	pid = fork_exec(argv, &err_fd);
 	if (pid < 0)
@@ -497,7 +505,7 @@ static int spawn(struct fuzzgen_rt *z)
 		argv[n++] = "-k";
 		argv[n++] = z->path;
 		/* Each input in pmsg too: a panic loses the kept file. */
-		if (set->pmsg[0]) {
+		if (use_pmsg(set)) {
 			argv[n++] = "-P";
 			argv[n++] = set->pmsg;
 		}

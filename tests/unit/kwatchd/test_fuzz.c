@@ -262,6 +262,7 @@ static struct kwd *gen_kwd(void)
 	snprintf(d->set.bridge, sizeof(d->set.bridge), "%s/bridge", root);
 	/* pstore's pmsg device: a file here. */
 	snprintf(d->set.pmsg, sizeof(d->set.pmsg), "%s/pmsg", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, d->set.pmsg, "", 0), 0);
 	assert_int_equal(kw_write_file_at(AT_FDCWD, d->set.bridge, fake_bridge,
 					  strlen(fake_bridge)), 0);
 	assert_int_equal(chmod(d->set.bridge, 0755), 0);
@@ -463,11 +464,19 @@ static void guided_runs(void **state)
 	assert_int_equal(access(path, F_OK), 0);
 	assert_true(fuzz_stop(d, "g.conf"));
 
-	/* Status 3 without a kernel report: the harness crashed, not the kernel. */
+	/* Status 3 without a kernel report: the harness crashed, not the kernel.
+	 * A kernel without pmsg: the run goes on without it. */
 	n_events = 0;
+	unlink(d->set.pmsg);
 	snprintf(f.fuzz.target, sizeof(f.fuzz.target), "broken");
 	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), 0);
 	run_for(d, 500);
+	snprintf(path, sizeof(path), "%s/fuzzer.args", root);
+	assert_int_equal(kw_read_file(path, 4096, &got, NULL), 0);
+	assert_null(strstr(got, "--pmsg="));
+	assert_non_null(strstr(got, "--target=broken"));
+	free(got);
+	got = NULL;
 	assert_int_equal(count("fuzz_batch", "\"outcome\":\"failed\""), 1);
 	assert_int_equal(count("fuzz_batch", "\"exit_status\":3"), 1);
 	assert_null(kwd_tied_blob(d, NULL));
