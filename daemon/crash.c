@@ -428,6 +428,9 @@ static bool tie_pmsg_input(struct crash_rt *c, const struct kmsg_report *r, char
 		log_warning_errno(ret, "%s: %m; the input in flight at the panic is not kept", path);
 		return false;
 	}
+	/* A harness run without a kept file names no run: "-". */
+	if (strcmp(in.name, "-") == 0)
+		snprintf(in.name, sizeof(in.name), "pmsg-input-%llu", in.seq);
 	log_info("pstore: the panic came in input %llu of fuzz run %s of %s (pmsg)", in.seq,
 		 in.name, in.target);
 	kwd_tie(d, in.target, in.name, path);

@@ -145,6 +145,26 @@ static void panic_tied_to_pmsg_input(void **state)
 	free_kwd(d);
 }
 
+/* A harness run by hand without --keep names no run ("-"): the input is
+ * kept under a name of its number. */
+static void panic_tied_unnamed_input(void **state)
+{
+	struct kwd *d = new_kwd_pmsg("kfuzztest-input " PREV " 230 t - 3 00ff\n");
+	char path[PATH_MAX], *data = NULL;
+	size_t len = 0;
+
+	(void)state;
+	crash_pstore(d);
+	assert_int_equal(n_events, 1);
+	assert_non_null(strstr(events[0], "\"target\":\"t\",\"blob\":\"pmsg-input-3\""));
+	snprintf(path, sizeof(path), "%.2000s/t/pmsg-input-3", d->set.crash_dir);
+	assert_int_equal(kw_read_file(path, 1 << 20, &data, &len), 0);
+	assert_int_equal(len, 2);
+	assert_memory_equal(data, "\x00\xff", 2);
+	free(data);
+	free_kwd(d);
+}
+
 /* The task's run had ended, or pmsg has no line of that boot: the crash is
  * reported, tied to nothing. */
 static void panic_not_tied_without_its_input(void **state)
@@ -231,6 +251,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(panic_tied_and_kept, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(watch_named_by_its_line, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(panic_tied_to_pmsg_input, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(panic_tied_unnamed_input, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(panic_not_tied_without_its_input, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(foreign_crash_dir_not_used, tmpdir_setup,
