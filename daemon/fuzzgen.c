@@ -439,9 +439,9 @@ static pid_t spawn_guided(struct fuzzgen_rt *z, const char *size)
 	const struct kw_settings *set = &z->d->set;
 	char target[KW_NAME_MAX + 16], table[PATH_MAX + 16], sz[32], keep[PATH_MAX + 16];
 	char prefix[PATH_MAX + 32], pmsg[PATH_MAX + 16], dir[PATH_MAX + 16];
-	const char *argv[] = { set->fuzzer, target, z->file.fuzz.simple ? "--raw" : table, sz,
-			       dir, keep, "-error_exitcode=3", prefix, z->corpus, NULL, NULL };
-	int err_fd;
+	const char *argv[12] = { set->fuzzer, target, z->file.fuzz.simple ? "--raw" : table, sz,
+				 dir, keep, "-error_exitcode=3", prefix };
+	int err_fd, n = 8;
 	pid_t pid;
 
 	snprintf(target, sizeof(target), "--target=%s", z->file.fuzz.target);
@@ -450,13 +450,12 @@ static pid_t spawn_guided(struct fuzzgen_rt *z, const char *size)
 	snprintf(dir, sizeof(dir), "--dir=%s", set->kfuzztest);
 	snprintf(keep, sizeof(keep), "--keep=%s", z->path);
 	snprintf(prefix, sizeof(prefix), "-artifact_prefix=%s.", z->path);
-	/* Each input in pmsg too (before the corpus): a panic loses the
-	 * kept file. */
+	/* Each input in pmsg too: a panic loses the kept file. */
 	if (use_pmsg(set)) {
 		snprintf(pmsg, sizeof(pmsg), "--pmsg=%s", set->pmsg);
-		argv[ARRAY_SIZE(argv) - 3] = pmsg;
-		argv[ARRAY_SIZE(argv) - 2] = z->corpus;
+		argv[n++] = pmsg;
 	}
+	argv[n++] = z->corpus;
 	pid = fork_exec(argv, &err_fd);
 	if (pid < 0)
 		return pid;

@@ -117,6 +117,23 @@ static struct kwd *new_kwd_pmsg(const char *lines)
  * The crash is tied to it, and the input is kept under the run's name
  * with the record beside it, as a report read live would be.
  */
+/* The one event is tied to blob @name of target t, whose kept file holds
+ * @len bytes of @data. */
+static void expect_kept_input(struct kwd *d, const char *name, const char *data, size_t len)
+{
+	char path[PATH_MAX], tie[128], *got = NULL;
+	size_t got_len = 0;
+
+	assert_int_equal(n_events, 1);
+	snprintf(tie, sizeof(tie), "\"target\":\"t\",\"blob\":\"%s\"", name);
+	assert_non_null(strstr(events[0], tie));
+	snprintf(path, sizeof(path), "%.2000s/t/%s", d->set.crash_dir, name);
+	assert_int_equal(kw_read_file(path, 1 << 20, &got, &got_len), 0);
+	assert_int_equal(got_len, len);
+	assert_memory_equal(got, data, len);
+	free(got);
+}
+
 static void panic_tied_to_pmsg_input(void **state)
 {
 	struct kwd *d = new_kwd_pmsg(
@@ -124,19 +141,12 @@ static void panic_tied_to_pmsg_input(void **state)
 		"kfuzztest-input " PREV " 230 t gen-5-2 1 6e75\n"
 		"kfuzztest-input " PREV " 231 t gen-5-3 1 ffff\n"
 		"kfuzztest-input " PREV " 230 t gen-5-2 2 6e756c6c0a\n");
-	char path[PATH_MAX], *data = NULL;
-	size_t len = 0;
+	char path[PATH_MAX];
 
 	(void)state;
 	crash_pstore(d);
-	assert_int_equal(n_events, 1);
+	expect_kept_input(d, "gen-5-2", "null\n", 5);
 	assert_non_null(strstr(events[0], "\"report_source\":\"pstore\""));
-	assert_non_null(strstr(events[0], "\"target\":\"t\",\"blob\":\"gen-5-2\""));
-	snprintf(path, sizeof(path), "%.2000s/t/gen-5-2", d->set.crash_dir);
-	assert_int_equal(kw_read_file(path, 1 << 20, &data, &len), 0);
-	assert_int_equal(len, 5);
-	assert_memory_equal(data, "null\n", 5);
-	free(data);
 	assert_true(kept(d, "gen-5-2.report"));
 	/* Nothing left tied, no file left behind. */
 	assert_null(kwd_tied_blob(d, NULL));
@@ -150,18 +160,10 @@ static void panic_tied_to_pmsg_input(void **state)
 static void panic_tied_unnamed_input(void **state)
 {
 	struct kwd *d = new_kwd_pmsg("kfuzztest-input " PREV " 230 t - 3 00ff\n");
-	char path[PATH_MAX], *data = NULL;
-	size_t len = 0;
 
 	(void)state;
 	crash_pstore(d);
-	assert_int_equal(n_events, 1);
-	assert_non_null(strstr(events[0], "\"target\":\"t\",\"blob\":\"pmsg-input-3\""));
-	snprintf(path, sizeof(path), "%.2000s/t/pmsg-input-3", d->set.crash_dir);
-	assert_int_equal(kw_read_file(path, 1 << 20, &data, &len), 0);
-	assert_int_equal(len, 2);
-	assert_memory_equal(data, "\x00\xff", 2);
-	free(data);
+	expect_kept_input(d, "pmsg-input-3", "\x00\xff", 2);
 	free_kwd(d);
 }
 
