@@ -365,6 +365,94 @@ t_guided_finds_bug() {
 	expect_eq "random inputs: KASAN reports" "$(kasan_reports)" 0
 }
 
+# The seed's story (issue 16, item 6), the KFuzzTest RFC's experiment:
+# with pkcs7_message.test_off_by_one on (CONFIG_PKCS7_MESSAGE_PARSER_TEST_BUG),
+# pkcs7_parse_message() lets the ASN.1 decoder read one byte past the
+# message.  First the bug itself: a message cut one byte short is read
+# past its end with the parameter on, and refused without a report with
+# it off.  Then kfuzztest-fuzz --raw on test_pkcs7_parse_message's
+# input_simple (KCOV in the ASN.1 decoder and the PKCS#7 and X.509
+# parsers), from an empty corpus (the RFC's "cold start"), until its first
+# report, which must be KASAN's out-of-bounds read under
+# pkcs7_parse_message; then as many random raw inputs (kfuzztest-bridge
+# -r, 1 to SIZE bytes, SIZE the valid message's size and 64) as the
+# guided run took: no report.  Both timed, in one boot.  The parameter is
+# off before and after.
+PKCS7_BUDGET_S=300
+KTAP_TIMEOUT_t_pkcs7_injected_off_by_one=900
+t_pkcs7_injected_off_by_one() {
+	local p=/sys/module/pkcs7_message/parameters/test_off_by_one rc
+	local t=test_pkcs7_parse_message seed=/opt/kwatch/kfuzztest-inputs/pkcs7.der
+	[ -w $p ] || fail "no $p (CONFIG_PKCS7_MESSAGE_PARSER_TEST_BUG)" || return 1
+	[ -e $KFT/$t/input_simple ] || fail "$t has no input_simple" || return 1
+	grep -qx "simple $t" $TAB || fail "kfuzztest-list does not list $t as simple" || return 1
+	expect_eq "pkcs7_message.test_off_by_one before the test" "$(cat $p)" N || return 1
+	head -c $(($(stat -c %s $seed) - 1)) $seed >$W/pk_short
+	mark
+	dd if=$W/pk_short of=$KFT/$t/input_simple bs=64k 2>/dev/null
+	expect_eq "KASAN reports for a message one byte short, the bug off" "$(kasan_reports)" 0 ||
+		return 1
+	echo 1 >$p
+	pkcs7_off_by_one $t $seed
+	rc=$?
+	echo 0 >$p
+	expect_eq "pkcs7_message.test_off_by_one after the test" "$(cat $p)" N || return 1
+	return $rc
+}
+
+pkcs7_off_by_one() {
+	local F=/opt/kwatch/bin/kfuzztest-fuzz t=$1 seed=$2 in=$KFT/$1/input_simple
+	local size max s e rc execs gms rms crash n0
+	size=$(stat -c %s $seed)
+	max=$((size + 64))
+	mark
+	dd if=$seed of=$in bs=64k 2>/dev/null || fail "the valid message was refused" || return 1
+	expect_eq "KASAN reports for the valid message, the bug on" "$(kasan_reports)" 0 || return 1
+	dd if=$W/pk_short of=$in bs=64k 2>/dev/null
+	since_mark | grep -m1 -A1 'BUG: KASAN'
+	expect_eq "KASAN reports for the message one byte short, the bug on" "$(kasan_reports)" 1 ||
+		return 1
+	# Guided, from nothing.
+	rm -rf $W/pk_corpus $W/pk_art
+	mkdir -p $W/pk_corpus $W/pk_art
+	mark
+	s=$(date +%s%N)
+	$F --target=$t --raw --size=$max --keep=$W/pk_keep -seed=1 -error_exitcode=3 \
+		-max_total_time=$PKCS7_BUDGET_S -artifact_prefix=$W/pk_art/ $W/pk_corpus 2>$W/pk.log
+	rc=$?
+	e=$(date +%s%N)
+	gms=$(((e - s) / 1000000))
+	grep -E '^(INFO|#[0-9]+.*(NEW|INITED)|kfuzztest-fuzz: a|==|artifact|SUMMARY)' $W/pk.log | cut -c1-200
+	grep '^kfuzztest-fuzz: execs' $W/pk.log | tail -n 2
+	expect_eq "kfuzztest-fuzz's exit status (3: a kernel report, in ${PKCS7_BUDGET_S} s)" $rc 3 ||
+		return 1
+	execs=$(sed -n 's/^kfuzztest-fuzz: a kernel report after execution \([0-9]*\):.*/\1/p' $W/pk.log)
+	[ -n "$execs" ] || fail "kfuzztest-fuzz did not say after how many executions" || return 1
+	since_mark | grep -m1 -A1 'BUG: KASAN: slab-out-of-bounds' ||
+		fail "the report is not a slab-out-of-bounds access" || return 1
+	since_mark | grep -m1 -B1 'pkcs7_parse_message' ||
+		fail "the report's call trace has no pkcs7_parse_message" || return 1
+	crash=$(ls $W/pk_art/crash-* 2>/dev/null | head -n1)
+	[ -n "$crash" ] || fail "no crash file from libFuzzer" || return 1
+	cmp -s $crash $W/pk_keep || fail "the kept input is not libFuzzer's crash file" || return 1
+	echo "the input found: $(stat -c %s $crash) bytes: $(od -An -tx1 -N32 $crash)"
+	n0=$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds')
+	$F --target=$t --raw --size=$max -error_exitcode=3 "$crash" 2>$W/pk_replay.log
+	expect_eq "the crash file replayed: exit status" $? 3 || { tail -5 $W/pk_replay.log; return 1; }
+	expect_eq "the crash file replayed: reports" \
+		"$(dmesg | grep -c 'BUG: KASAN: slab-out-of-bounds')" $((n0 + 1)) || return 1
+	# Unguided: as many random raw inputs, up to the same size.
+	mark
+	s=$(date +%s%N)
+	$B -r -s $max -n $execs -k $W/pk_random_keep $t /dev/urandom
+	rc=$?
+	e=$(date +%s%N)
+	rms=$(((e - s) / 1000000))
+	echo "kfuzztest-bench: test_pkcs7_parse_message (pkcs7_message.test_off_by_one): guided (kfuzztest-fuzz --raw, KCOV, from an empty corpus): first report after $execs executions, $((gms / 1000)).$((gms % 1000 / 100)) s ($((execs * 1000 / (gms ? gms : 1))) exec/s); unguided (kfuzztest-bridge -r, 1 to $max random bytes): $execs executions, $((rms / 1000)).$((rms % 1000 / 100)) s ($((execs * 1000 / (rms ? rms : 1))) exec/s), $(kasan_reports) reports (TCG)"
+	expect_eq "random inputs: the bridge's exit status (0: no report)" $rc 0 || return 1
+	expect_eq "random inputs: KASAN reports" "$(kasan_reports)" 0
+}
+
 # What recording each input in pmsg costs (issue 16, item 4: the input in
 # flight survives a panic without a sync per execution): the bridge and the
 # harness, each without and with it, in turns (twice each, so that neither
