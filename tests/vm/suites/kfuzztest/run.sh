@@ -313,6 +313,26 @@ t_derived_reach_body() {
 	expect_eq "KASAN reports" "$(kasan_reports)" 0
 }
 
+# guided_run LOG BUDGET CORPUS KFUZZTEST-FUZZ-OPTIONS...: kfuzztest-fuzz
+# (libFuzzer's seed 1) until its first report, for at most BUDGET seconds;
+# sets GMS (the run's milliseconds) and EXECS (the execution that made the
+# report), and fails unless the run stopped at a report.
+guided_run() {
+	local log=$1 budget=$2 corpus=$3 s e rc
+	shift 3
+	s=$(date +%s%N)
+	/opt/kwatch/bin/kfuzztest-fuzz "$@" -seed=1 -error_exitcode=3 -max_total_time=$budget \
+		$corpus 2>$log
+	rc=$?
+	e=$(date +%s%N)
+	GMS=$(((e - s) / 1000000))
+	grep -E '^(INFO|#[0-9]+.*(NEW|INITED)|kfuzztest-fuzz: a|==|artifact|SUMMARY)' $log | cut -c1-200
+	grep '^kfuzztest-fuzz: execs' $log | tail -n 2
+	expect_eq "kfuzztest-fuzz's exit status (3: a kernel report, in $budget s)" $rc 3 || return 1
+	EXECS=$(sed -n 's/^kfuzztest-fuzz: a kernel report after execution \([0-9]*\):.*/\1/p' $log)
+	[ -n "$EXECS" ] || fail "kfuzztest-fuzz did not say after how many executions"
+}
+
 # Coverage guidance finds what random inputs do not (issue 16, items 3
 # and 6).  test_guided_frame's bug is behind six bytes (a magic, a length
 # that matches its region, a nested record's tag).  kfuzztest-fuzz
@@ -329,17 +349,9 @@ t_guided_finds_bug() {
 	rm -rf $W/corpus $W/art
 	mkdir -p $W/corpus $W/art
 	mark
-	s=$(date +%s%N)
-	$F --target=$t --table=$TAB --size=16 --keep=$W/guided_keep -seed=1 -error_exitcode=3 \
-		-max_total_time=$GUIDED_BUDGET_S -artifact_prefix=$W/art/ $W/corpus 2>$W/guided.log
-	rc=$?
-	e=$(date +%s%N)
-	gms=$(((e - s) / 1000000))
-	grep -E '^(INFO|#[0-9]+.*(NEW|INITED)|kfuzztest-fuzz: a|==|artifact|SUMMARY)' $W/guided.log | cut -c1-200
-	grep '^kfuzztest-fuzz: execs' $W/guided.log | tail -n 2
-	expect_eq "kfuzztest-fuzz's exit status (3: a kernel report, in ${GUIDED_BUDGET_S} s)" $rc 3 || return 1
-	execs=$(sed -n 's/^kfuzztest-fuzz: a kernel report after execution \([0-9]*\):.*/\1/p' $W/guided.log)
-	[ -n "$execs" ] || fail "kfuzztest-fuzz did not say after how many executions" || return 1
+	guided_run $W/guided.log $GUIDED_BUDGET_S $W/corpus --target=$t --table=$TAB --size=16 \
+		--keep=$W/guided_keep -artifact_prefix=$W/art/ || return 1
+	gms=$GMS execs=$EXECS
 	since_mark | grep -m1 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum' ||
 		fail "the report is not the KASAN report in guided_frame_sum" || return 1
 	expect_eq "corpus inputs kept" "$(ls $W/corpus | wc -l | awk '{ print ($1 > 0) }')" 1 || return 1
@@ -416,18 +428,9 @@ pkcs7_off_by_one() {
 	rm -rf $W/pk_corpus $W/pk_art
 	mkdir -p $W/pk_corpus $W/pk_art
 	mark
-	s=$(date +%s%N)
-	$F --target=$t --raw --size=$max --keep=$W/pk_keep -seed=1 -error_exitcode=3 \
-		-max_total_time=$PKCS7_BUDGET_S -artifact_prefix=$W/pk_art/ $W/pk_corpus 2>$W/pk.log
-	rc=$?
-	e=$(date +%s%N)
-	gms=$(((e - s) / 1000000))
-	grep -E '^(INFO|#[0-9]+.*(NEW|INITED)|kfuzztest-fuzz: a|==|artifact|SUMMARY)' $W/pk.log | cut -c1-200
-	grep '^kfuzztest-fuzz: execs' $W/pk.log | tail -n 2
-	expect_eq "kfuzztest-fuzz's exit status (3: a kernel report, in ${PKCS7_BUDGET_S} s)" $rc 3 ||
-		return 1
-	execs=$(sed -n 's/^kfuzztest-fuzz: a kernel report after execution \([0-9]*\):.*/\1/p' $W/pk.log)
-	[ -n "$execs" ] || fail "kfuzztest-fuzz did not say after how many executions" || return 1
+	guided_run $W/pk.log $PKCS7_BUDGET_S $W/pk_corpus --target=$t --raw --size=$max \
+		--keep=$W/pk_keep -artifact_prefix=$W/pk_art/ || return 1
+	gms=$GMS execs=$EXECS
 	since_mark | grep -m1 -A1 'BUG: KASAN: slab-out-of-bounds' ||
 		fail "the report is not a slab-out-of-bounds access" || return 1
 	since_mark | grep -m1 -B1 'pkcs7_parse_message' ||
