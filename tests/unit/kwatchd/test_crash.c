@@ -111,12 +111,6 @@ static struct kwd *new_kwd_pmsg(const char *lines)
 	return d;
 }
 
-/*
- * A panic in a generated or guided run: the report's task (PID 230) had
- * input 2 of run gen-5-2 in flight, as the previous boot's pmsg says.
- * The crash is tied to it, and the input is kept under the run's name
- * with the record beside it, as a report read live would be.
- */
 /* The one event is tied to blob @name of target t, whose kept file holds
  * @len bytes of @data. */
 static void expect_kept_input(struct kwd *d, const char *name, const char *data, size_t len)
@@ -134,6 +128,12 @@ static void expect_kept_input(struct kwd *d, const char *name, const char *data,
 	free(got);
 }
 
+/*
+ * A panic in a generated or guided run: the report's task (PID 230) had
+ * input 2 of run gen-5-2 in flight, as the previous boot's pmsg says.
+ * The crash is tied to it, and the input is kept under the run's name
+ * with the record beside it, as a report read live would be.
+ */
 static void panic_tied_to_pmsg_input(void **state)
 {
 	struct kwd *d = new_kwd_pmsg(

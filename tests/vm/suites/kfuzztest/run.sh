@@ -313,6 +313,9 @@ t_derived_reach_body() {
 	expect_eq "KASAN reports" "$(kasan_reports)" 0
 }
 
+# secs_rate MS N: "S.s s (R exec/s)", N executions in MS milliseconds.
+secs_rate() { echo "$(($1 / 1000)).$(($1 % 1000 / 100)) s ($(($2 * 1000 / ($1 ? $1 : 1))) exec/s)"; }
+
 # guided_run LOG BUDGET CORPUS KFUZZTEST-FUZZ-OPTIONS...: kfuzztest-fuzz
 # (libFuzzer's seed 1) until its first report, for at most BUDGET seconds;
 # sets GMS (the run's milliseconds) and EXECS (the execution that made the
@@ -372,7 +375,7 @@ t_guided_finds_bug() {
 	rc=$?
 	e=$(date +%s%N)
 	rms=$(((e - s) / 1000000))
-	echo "kfuzztest-bench: test_guided_frame: guided (kfuzztest-fuzz, KCOV): first report after $execs executions, $((gms / 1000)).$((gms % 1000 / 100)) s ($((execs * 1000 / (gms ? gms : 1))) exec/s); unguided (kfuzztest-bridge -t, random): $execs executions, $((rms / 1000)).$((rms % 1000 / 100)) s ($((execs * 1000 / (rms ? rms : 1))) exec/s), $(kasan_reports) reports (TCG)"
+	echo "kfuzztest-bench: test_guided_frame: guided (kfuzztest-fuzz, KCOV): first report after $execs executions, $(secs_rate $gms $execs); unguided (kfuzztest-bridge -t, random): $execs executions, $(secs_rate $rms $execs), $(kasan_reports) reports (TCG)"
 	expect_eq "random inputs: the bridge's exit status (0: no report)" $rc 0 || return 1
 	expect_eq "random inputs: KASAN reports" "$(kasan_reports)" 0
 }
@@ -451,7 +454,7 @@ pkcs7_off_by_one() {
 	rc=$?
 	e=$(date +%s%N)
 	rms=$(((e - s) / 1000000))
-	echo "kfuzztest-bench: test_pkcs7_parse_message (pkcs7_message.test_off_by_one): guided (kfuzztest-fuzz --raw, KCOV, from an empty corpus): first report after $execs executions, $((gms / 1000)).$((gms % 1000 / 100)) s ($((execs * 1000 / (gms ? gms : 1))) exec/s); unguided (kfuzztest-bridge -r, 1 to $max random bytes): $execs executions, $((rms / 1000)).$((rms % 1000 / 100)) s ($((execs * 1000 / (rms ? rms : 1))) exec/s), $(kasan_reports) reports (TCG)"
+	echo "kfuzztest-bench: test_pkcs7_parse_message (pkcs7_message.test_off_by_one): guided (kfuzztest-fuzz --raw, KCOV, from an empty corpus): first report after $execs executions, $(secs_rate $gms $execs); unguided (kfuzztest-bridge -r, 1 to $max random bytes): $execs executions, $(secs_rate $rms $execs), $(kasan_reports) reports (TCG)"
 	expect_eq "random inputs: the bridge's exit status (0: no report)" $rc 0 || return 1
 	expect_eq "random inputs: KASAN reports" "$(kasan_reports)" 0
 }
