@@ -141,6 +141,21 @@ test_step() {
 	fi
 }
 
+# The last diagnostic lines before each "not ok" of a KTAP file (a failed
+# test's own "# ..." lines say why): printed at the end of a failed run,
+# where a CI log's tail shows them.
+failed_diag() {
+	awk '/^ *# / { buf[n++ % 8] = $0; next }
+	/^ *(not )?ok [0-9]+ / {
+		if ($0 ~ /^ *not ok /) {
+			print "why " $0 ":"
+			for (i = n > 8 ? n - 8 : 0; i < n; i++)
+				print buf[i % 8]
+		}
+		n = 0
+	}' "$1" | cut -c1-240
+}
+
 cmd_test() {
 	local suites=${1:-all} run t0 shown=0 last_beat rc=0 verdict
 	run=$(new_run_dir "${suites//,/+}")
@@ -170,6 +185,7 @@ cmd_test() {
 	verdict=0
 	"$SUMMARY" "$run/ktap.txt" || verdict=$?
 	if [ $verdict -ne 0 ]; then
+		failed_diag "$run/ktap.txt" >&2
 		[ $verdict -eq 2 ] && echo "the KTAP stream is empty or cut short: the guest hung, panicked or never ran the suites" >&2
 		echo "console log: $run/console.log" >&2
 		echo "KTAP:        $run/ktap.txt" >&2
