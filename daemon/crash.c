@@ -219,7 +219,11 @@ static int keep_crash(struct crash_rt *c, const char *text, size_t len, const ch
 	if (dfd < 0)
 		return dfd;
 	if (faccessat(dfd, blob, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
-		ret = copy_file(kwd_tied_path(d), dfd, blob);
+		/* A pack's blob is in memory; any other, a file of its own. */
+		if (d->tie.set && d->tie.data)
+			ret = kw_write_file_at(dfd, blob, d->tie.data, d->tie.data_len);
+		else
+			ret = copy_file(kwd_tied_path(d), dfd, blob);
 		if (ret < 0)
 			return ret;
 	}

@@ -9,9 +9,9 @@ KWD_HDRS := $(wildcard daemon/*.h)
 
 # The pure parts, shared by the daemon and the host tests.
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
-	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/kmsg.c daemon/ksym.c \
-	daemon/pstore.c daemon/command.c daemon/keep.c daemon/journal.c daemon/stackvars.c \
-	daemon/fuzzpanic.c
+	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/spool-pack.c \
+	daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c daemon/journal.c \
+	daemon/stackvars.c daemon/fuzzpanic.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c daemon/crash.c \

@@ -17,6 +17,8 @@
 #include "util.h"
 
 #define FUZZ_BATCH 64
+/* A pack's blobs run at most this many to a turn of the loop. */
+#define FUZZ_PACK_SLICE 256
 
 static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_result *res)
 {
@@ -27,13 +29,18 @@ static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_re
 	};
 	json_object *ev = kw_event_new(type[res->state] ? type[res->state] : "fuzz_unknown");
 	char moved[PATH_MAX + NAME_MAX + 32];
+	/* A pack's blobs that ran are in the pack, in done/. */
+	enum spool_state st = res->packed && res->state != SPOOL_INTERRUPTED ? SPOOL_DONE :
+			      res->state;
 
 	if (!ev)
 		return;
-	snprintf(moved, sizeof(moved), "%s/%s/%s", z->spool.dir, spool_dir_name[res->state],
+	snprintf(moved, sizeof(moved), "%s/%s/%s", z->spool.dir, spool_dir_name[st],
 		 res->final_name);
 	kw_event_add_str(ev, "target", z->file.fuzz.target);
 	kw_event_add_str(ev, "blob", res->name);
+	if (res->packed)
+		kw_event_add_u64(ev, "index", res->index);
 	kw_event_add_u64(ev, "size", res->size);
 	kw_event_add_str(ev, "moved_to", moved);
 	if (res->state == SPOOL_REJECTED) {
@@ -208,7 +215,17 @@ void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *pa
 	snprintf(d->tie.path, sizeof(d->tie.path), "%s", path);
 	d->tie.t0_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 	d->tie.prev_boot = false;
+	d->tie.data = NULL;
+	d->tie.data_len = 0;
 	d->tie.set = true;
+}
+
+void kwd_tie_data(struct kwd *d, const char *target, const char *blob, const char *path,
+		  const void *data, size_t len)
+{
+	kwd_tie(d, target, blob, path);
+	d->tie.data = data;
+	d->tie.data_len = len;
 }
 
 void kwd_untie(struct kwd *d)
@@ -286,15 +303,86 @@ static void prune(struct fuzz_rt *z)
 	}
 }
 
-static void finished(struct fuzz_rt *z, const struct spool_result *res)
+/* One more entry in a state's directory: pruned when it may hold a tenth
+ * more than it keeps. */
+static void held_one(struct fuzz_rt *z, enum spool_state st)
 {
 	unsigned int keep = z->file.fuzz.keep;
 
-	result_event(z->d, z, res);
-	if (z->held[res->state] < UINT_MAX)
-		z->held[res->state]++;
-	if (keep && z->held[res->state] > keep + keep / 10)
+	if (z->held[st] < UINT_MAX)
+		z->held[st]++;
+	if (keep && z->held[st] > keep + keep / 10)
 		prune(z);
+}
+
+static void finished(struct fuzz_rt *z, const struct spool_result *res)
+{
+	result_event(z->d, z, res);
+	held_one(z, res->state);
+}
+
+/* A slice of the pack in flight (claimed first if there is none): each
+ * blob written in turn, its BPF records and any report read while it is
+ * the blob in flight; when all have run the pack moves to done/ and each
+ * blob's verdict is an event.  -ENOENT: no pack queued. */
+static int run_pack(struct fuzz_rt *z, unsigned int slice)
+{
+	struct spool_pack *p = z->pack;
+	char name[NAME_MAX + 1], path[PATH_MAX * 2], blob[NAME_MAX + 1];
+	struct spool_result res;
+	struct kwd *d = z->d;
+	unsigned int i;
+	int r;
+
+	if (!p->name[0]) {
+		r = spool_pack_next(&z->spool, name, sizeof(name));
+		if (r < 0)
+			return r;
+		r = spool_pack_claim(&z->spool, p, name, &res);
+		if (r == -ENOENT)
+			return 0;	/* taken back by its producer */
+		if (r < 0 && res.moved) {
+			/* Rejected, its .errno not written yet. */
+			z->res = res;
+			z->unfinished = true;
+		}
+		if (r > 0)
+			finished(z, &res);
+		if (r != 0)
+			return r < 0 ? r : 0;
+	}
+	snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir, spool_dir_name[SPOOL_INFLIGHT],
+		 p->name);
+	for (i = 0; i < slice && p->next < p->n; i++) {
+		unsigned int k = p->next;
+		bool ours;
+
+		snprintf(blob, sizeof(blob), "%.240s#%u", p->name, k);
+		kwd_tie_data(d, z->file.fuzz.target, blob, path, p->data + p->off[k], p->size[k]);
+		r = spool_pack_exec(&z->spool, p, &ours);
+		kwbpf_poll(d);
+		crash_drain(d);
+		kwd_untie(d);
+		if (r < 0 && ours) {
+			/* Not the blob's fault: it stays next, retried later. */
+			deferred_event(d, z, blob, r);
+			return -EAGAIN;
+		}
+	}
+	if (p->next < p->n)
+		return 0;
+	r = spool_pack_finish(&z->spool, p, &res);
+	if (r < 0)
+		return r;	/* what ran is kept; finished on the next try */
+	for (i = 0; i < p->n; i++) {
+		struct spool_result b;
+
+		if (spool_pack_blob(p, i, &b))
+			result_event(d, z, &b);
+	}
+	spool_pack_release(&z->spool, p);
+	held_one(z, SPOOL_DONE);
+	return 0;
 }
 
 /* A batch: claimed with one sync, each blob written in turn (its BPF
@@ -368,10 +456,46 @@ static void timer_result(struct fuzz_rt *z, int r, uint64_t next_us)
 	schedule(z, next_us);
 }
 
+/* Loose blobs: a batch, or up to FUZZ_BATCH one at a time (one with a
+ * rate).  0, -ENOENT (none queued) or as timer_result() takes. */
+static int run_loose(struct fuzz_rt *z)
+{
+	unsigned int i, batch = z->file.fuzz.rate ? 1 : FUZZ_BATCH;
+	struct spool_result res;
+	int r;
+
+	if (z->batch) {
+		unsigned int unfit;
+
+		r = run_batch(z, &unfit);
+		/* An entry that is no blob: refused the way one at a time
+		 * refuses it (the smallest name first). */
+		if ((r == 0 || r == -ENOENT) && unfit) {
+			int r1 = replay_one(z, &res);
+
+			if (r1 == 0)
+				finished(z, &res);
+			if (r1 != -ENOENT)
+				r = r1;
+		}
+		return r;
+	}
+	for (i = 0; i < batch; i++) {
+		r = replay_one(z, &res);
+		if (r < 0)
+			return i && r == -ENOENT ? 0 : r;
+		z->deferred = 0;
+		unstall(z);
+		finished(z, &res);
+	}
+	return 0;
+}
+
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct fuzz_rt *z = userdata;
-	unsigned int i, batch = z->file.fuzz.rate ? 1 : FUZZ_BATCH;
+	unsigned int slice = z->file.fuzz.rate ? 1 : FUZZ_PACK_SLICE;
+	uint64_t next = z->file.fuzz.rate ? 1000000 / z->file.fuzz.rate : 0;
 	int r;
 
 	(void)s;
@@ -386,37 +510,23 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 		z->unfinished = false;
 		finished(z, &z->res);
 	}
-	if (z->batch) {
-		unsigned int unfit;
-		struct spool_result res;
-
-		r = run_batch(z, &unfit);
-		/* An entry that is no blob: refused the way one at a time
-		 * refuses it (the smallest name first). */
-		if ((r == 0 || r == -ENOENT) && unfit) {
-			int r1 = replay_one(z, &res);
-
-			if (r1 == 0)
-				finished(z, &res);
-			if (r1 != -ENOENT)
-				r = r1;
-		}
-		timer_result(z, r, 0);
-		return 0;
-	}
-	for (i = 0; i < batch; i++) {
-		struct spool_result res;
-
-		r = replay_one(z, &res);
-		if (r < 0) {
-			timer_result(z, r, 0);
+	/* Packs and loose blobs take turns: a whole pack (in slices, the
+	 * loop free between them), then a batch or a few blobs. */
+	if (z->pack->name[0] || z->pack_turn) {
+		z->pack_turn = false;
+		r = run_pack(z, slice);
+		if (r != -ENOENT) {
+			timer_result(z, r, next);
 			return 0;
 		}
-		z->deferred = 0;
-		unstall(z);
-		finished(z, &res);
 	}
-	timer_result(z, 0, z->file.fuzz.rate ? 1000000 / z->file.fuzz.rate : 0);
+	r = run_loose(z);
+	z->pack_turn = true;
+	if (r == -ENOENT) {
+		z->pack_turn = false;
+		r = run_pack(z, slice);
+	}
+	timer_result(z, r, next);
 	return 0;
 }
 
@@ -450,7 +560,10 @@ static void rt_free(struct fuzz_rt *z)
 {
 	sd_event_source_disable_unref(z->inotify);
 	sd_event_source_disable_unref(z->timer);
+	if (z->pack)
+		spool_pack_release(&z->spool, z->pack);
 	spool_close(&z->spool);
+	free(z->pack);
 	free(z->batch);
 	free(z);
 }
@@ -551,6 +664,17 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 			z->batch = NULL;
 		}
 	}
+	/* A pack recovery left in inflight/ goes on first. */
+	z->pack = calloc(1, sizeof(*z->pack));
+	if (!z->pack) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	z->pack->fd = -1;
+	r = spool_pack_resume(&z->spool, z->pack);
+	if (r < 0)
+		log_warning_errno(r, "fuzz %s: cannot go on with the pack in %s/inflight: %m",
+				  f->fuzz.target, dir);
 	prune(z);
 	r = sd_event_add_time_relative(d->ev, &z->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, z);
 	if (r < 0)

@@ -43,6 +43,8 @@ struct fuzz_rt {
 	bool unfinished;		/* res ran, but its move or record failed */
 	struct spool_result res;
 	struct spool_batch *batch;	/* NULL: a blob at a time */
+	struct spool_pack *pack;	/* the pack in flight, if pack->name[0] */
+	bool pack_turn;			/* a pack goes next, then loose blobs */
 	bool stalled;			/* a spool failure was reported; cleared on success */
 	uint64_t stalls, pruned;
 	/* Entries each state's directory may hold: those the last prune left
@@ -111,6 +113,9 @@ struct kwd {
 		char target[KW_NAME_MAX + 1];
 		char blob[NAME_MAX + 1];
 		char path[PATH_MAX];		/* where the blob is now */
+		/* A pack's blob: its bytes (path is the pack's). */
+		const void *data;
+		size_t data_len;
 		uint64_t t0_ns;			/* CLOCK_MONOTONIC at its write */
 		bool prev_boot;			/* found in flight, claimed before this boot */
 	} tie;
@@ -168,6 +173,10 @@ void fuzzgen_status(struct kwd *d, json_object *arr);
 /* The blob reports are tied to now (and its target), NULL if none. */
 const char *kwd_tied_blob(struct kwd *d, const char **target);
 void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *path);
+/* The same for a pack's blob: its bytes, kept in a crash's place (path is
+ * the pack's). */
+void kwd_tie_data(struct kwd *d, const char *target, const char *blob, const char *path,
+		  const void *data, size_t len);
 void kwd_untie(struct kwd *d);
 
 #endif

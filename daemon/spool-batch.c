@@ -28,23 +28,12 @@
 #define PROGRESS_MAGIC "KWSPOOL1"
 #define PMSG_READ_MAX (1 << 20)
 
-enum entry_state {
-	ENTRY_CLAIMED,
-	ENTRY_STARTED,		/* given to the kernel, no verdict yet */
-	ENTRY_FINISHED,
-};
-
-struct progress_entry {
-	int32_t state;
-	int32_t result;
-};
-
 struct progress {
 	char magic[8];
 	uint64_t id;		/* 0: no batch */
 	uint32_t n;
 	uint32_t pad;
-	struct progress_entry e[SPOOL_BATCH_MAX];
+	struct spool_entry e[SPOOL_BATCH_MAX];
 	char name[SPOOL_BATCH_MAX][NAME_MAX + 1];
 };
 
@@ -84,43 +73,64 @@ static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
+int spool_record(struct spool *s, int fd, off_t base, uint64_t id, unsigned int i,
+		 enum spool_entry_state st, int result, const int *prev)
+{
+	static const char *const word[] = {
+		[ENTRY_CLAIMED] = "claimed",
+		[ENTRY_STARTED] = "start",
+	};
+	struct spool_entry e[2];
+	unsigned int first = i, n = 0;
+	char line[192];
+	int len = 0, r;
+
+	if (prev && st == ENTRY_STARTED && i > 0) {
+		first = i - 1;
+		e[n++] = (struct spool_entry){ ENTRY_FINISHED, *prev };
+		len = snprintf(line, sizeof(line), SPOOL_PMSG_TAG " %016" PRIx64 " %u = %d\n",
+			       id, i - 1, *prev);
+	}
+	e[n++] = (struct spool_entry){ st, st == ENTRY_FINISHED ? result : 0 };
+	len += snprintf(line + len, sizeof(line) - len, SPOOL_PMSG_TAG " %016" PRIx64 " %u ", id, i);
+	if (st == ENTRY_FINISHED)
+		len += snprintf(line + len, sizeof(line) - len, "= %d\n", result);
+	else
+		len += snprintf(line + len, sizeof(line) - len, "%s\n", word[st]);
+	r = pwrite_all(fd, e, n * sizeof(e[0]), base + first * sizeof(e[0]));
+	if (r < 0)
+		return r;
+	if (s->pmsg_fd < 0) {
+		/* No pmsg: a start is on the disk before the blob runs. */
+		if (st == ENTRY_STARTED && fdatasync(fd) < 0)
+			return neg_errno();
+		return 0;
+	}
+	/* pmsg takes the lines whole or fails.  Without the start line a
+	 * crash in this write could not be told from the others: the blob
+	 * is not written then (its caller retries it later). */
+	if (write(s->pmsg_fd, line, len) != len)
+		return errno ? neg_errno() : -EIO;
+	return 0;
+}
+
 /*
  * Entry i's new state, in the page cache and in pmsg, neither synced: the
  * one outlives the daemon, the other the kernel.  A verdict waits for the
  * next blob's start and goes with it, one pwrite() and one pmsg write for
  * the two (a daemon killed between them sets the blob that ran aside).
  */
-static int record(struct spool *s, struct spool_batch *b, unsigned int i, enum entry_state st)
+static int record(struct spool *s, struct spool_batch *b, unsigned int i,
+		  enum spool_entry_state st)
 {
-	struct progress_entry e[2];
-	unsigned int first = i, n = 0;
-	char line[192];
-	int len = 0, r;
+	bool prev = b->unrecorded && st == ENTRY_STARTED && i > 0;
+	int r;
 
-	if (b->unrecorded && st == ENTRY_STARTED && i > 0) {
-		first = i - 1;
-		e[n++] = (struct progress_entry){ ENTRY_FINISHED, b->result[i - 1] };
-		len = snprintf(line, sizeof(line), SPOOL_PMSG_TAG " %016" PRIx64 " %u = %d\n",
-			       b->id, i - 1, b->result[i - 1]);
-	}
-	e[n++] = (struct progress_entry){ st, st == ENTRY_FINISHED ? b->result[i] : 0 };
-	len += snprintf(line + len, sizeof(line) - len, SPOOL_PMSG_TAG " %016" PRIx64 " %u ",
-			b->id, i);
-	if (st == ENTRY_FINISHED)
-		len += snprintf(line + len, sizeof(line) - len, "= %d\n", b->result[i]);
-	else
-		len += snprintf(line + len, sizeof(line) - len, "%s\n",
-				st == ENTRY_STARTED ? "start" : "claimed");
-	r = pwrite_all(s->prog_fd, e, n * sizeof(e[0]), offsetof(struct progress, e[first]));
-	if (r < 0)
-		return r;
-	/* pmsg takes the lines whole or fails.  Without the start line a
-	 * crash in this write could not be told from the batch's others:
-	 * the blob is not written then (its caller retries it later). */
-	if (write(s->pmsg_fd, line, len) != len)
-		return errno ? neg_errno() : -EIO;
-	b->unrecorded = false;
-	return 0;
+	r = spool_record(s, s->prog_fd, offsetof(struct progress, e), b->id, i, st,
+			 st == ENTRY_FINISHED ? b->result[i] : 0, prev ? &b->result[i - 1] : NULL);
+	if (r == 0)
+		b->unrecorded = false;
+	return r;
 }
 
 /* The @max smallest queued names, sorted, into b->name; *unfit counts
@@ -151,6 +161,8 @@ static int scan(struct spool *s, struct spool_batch *b, unsigned int max, unsign
 			(*unfit)++;
 			continue;
 		}
+		if (spool_pack_name(de->d_name))
+			continue;	/* spool_pack_next()'s */
 		if (n == max && strcmp(de->d_name, b->name[n - 1]) >= 0)
 			continue;
 		/* Insertion into the sorted few. */
@@ -268,7 +280,7 @@ static int move_ran(struct spool *s, const char *name, int result, struct spool_
 
 int spool_batch_finish(struct spool *s, struct spool_batch *b)
 {
-	static const struct progress_entry none;
+	static const struct spool_entry none;
 	uint64_t zero = 0;
 	int r;
 
@@ -303,9 +315,7 @@ int spool_batch_finish(struct spool *s, struct spool_batch *b)
 	return 0;
 }
 
-/* Batch @id's states as the previous boot's pmsg lines left them; false
- * when pmsg has no line of it. */
-static bool pmsg_states(const char *pmsg, uint64_t id, struct progress *p)
+bool spool_pmsg_states(const char *pmsg, uint64_t id, struct spool_entry *e, unsigned int n)
 {
 	char tag[64];
 	const char *l;
@@ -317,18 +327,18 @@ static bool pmsg_states(const char *pmsg, uint64_t id, struct progress *p)
 	tl = snprintf(tag, sizeof(tag), SPOOL_PMSG_TAG " %016" PRIx64 " ", id);
 	for (l = pmsg; (l = strstr(l, tag)); l += tl) {
 		unsigned int i;
-		int result, n = 0;
+		int result, k = 0;
 
 		if (l != pmsg && l[-1] != '\n')
 			continue;
 		/* In the order written: the last line of a blob says. */
-		if (sscanf(l + tl, "%u = %d%n", &i, &result, &n) == 2 && n && i < p->n) {
-			p->e[i].state = ENTRY_FINISHED;
-			p->e[i].result = result;
-		} else if (sscanf(l + tl, "%u start%n", &i, &n) == 1 && n && i < p->n) {
-			p->e[i].state = ENTRY_STARTED;
-		} else if (sscanf(l + tl, "%u claimed%n", &i, &n) == 1 && n && i < p->n) {
-			p->e[i].state = ENTRY_CLAIMED;
+		if (sscanf(l + tl, "%u = %d%n", &i, &result, &k) == 2 && k && i < n) {
+			e[i].state = ENTRY_FINISHED;
+			e[i].result = result;
+		} else if (sscanf(l + tl, "%u start%n", &i, &k) == 1 && k && i < n) {
+			e[i].state = ENTRY_STARTED;
+		} else if (sscanf(l + tl, "%u claimed%n", &i, &k) == 1 && k && i < n) {
+			e[i].state = ENTRY_CLAIMED;
 		} else {
 			continue;
 		}
@@ -361,7 +371,7 @@ int spool_batch_recover(struct spool *s, bool prev_boot, const char *pmsg,
 		/* The file's states may never have reached the disk: only
 		 * pmsg tells, and without it the whole batch is set aside. */
 		memset(p->e, 0, sizeof(p->e));
-		if (!pmsg_states(pmsg, p->id, p))
+		if (!spool_pmsg_states(pmsg, p->id, p->e, p->n))
 			goto forget;
 	}
 	for (i = 0; i < p->n; i++) {

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "spool.h"
@@ -29,5 +30,41 @@ int spool_write_errno(struct spool *s, const char *final, int err, const char *w
  * for the caller to set aside. */
 int spool_batch_recover(struct spool *s, bool prev_boot, const char *pmsg,
 			void (*cb)(const struct spool_result *, void *), void *ud);
+
+/* What a batch's or a pack's record says of one blob. */
+enum spool_entry_state {
+	ENTRY_CLAIMED,
+	ENTRY_STARTED,		/* given to the kernel, no verdict yet */
+	ENTRY_FINISHED,
+	ENTRY_INTERRUPTED,	/* a pack's blob in flight, set aside by recovery */
+	ENTRY_UNKNOWN,		/* a pack's blob that ran; its verdict died with the kernel */
+};
+
+struct spool_entry {
+	int32_t state;
+	int32_t result;
+};
+
+/* Entry @i (of the record whose entries start at @base in @fd) is now in
+ * state @st, CLAIMED, STARTED or FINISHED (@result: its verdict); with @prev, entry i - 1's
+ * verdict that waited for this start goes in the same pwrite() and pmsg
+ * write.  Neither is synced while the spool has pmsg (the page cache
+ * outlives the daemon, ramoops the kernel); without it a start is synced. */
+int spool_record(struct spool *s, int fd, off_t base, uint64_t id, unsigned int i,
+		 enum spool_entry_state st, int result, const int *prev);
+/* The states the previous boot's pmsg lines give record @id's @n entries;
+ * false when pmsg has no line of it. */
+bool spool_pmsg_states(const char *pmsg, uint64_t id, struct spool_entry *e, unsigned int n);
+/* Write @len bytes to the target's input, spool->repeat times: 0 or the
+ * failure; *ours as spool_exec() says. */
+int spool_write_blob(struct spool *s, const char *buf, size_t len, bool *ours);
+
+/* Packs (spool-pack.c). */
+/* A pack that was in flight at the stop: the blob the kernel or the daemon
+ * stopped in is set aside (cb), as interrupted/PACK#I; the pack stays in
+ * inflight/ for spool_pack_resume(), and its name is put in @keep. */
+int spool_pack_recover(struct spool *s, bool prev_boot, const char *pmsg,
+		       void (*cb)(const struct spool_result *, void *), void *ud, char *keep,
+		       size_t keep_len);
 
 #endif

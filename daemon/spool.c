@@ -214,7 +214,7 @@ int spool_recover_pmsg(struct spool *s, const char *boot_id, const char *pmsg,
 {
 	bool prev_boot;
 	_cleanup_free_ char *last = NULL;
-	char stamp[PATH_MAX + 8];
+	char stamp[PATH_MAX + 8], pack[NAME_MAX + 1] = "";
 	struct dirent *de;
 	DIR *d;
 	int err, r = 0;
@@ -231,6 +231,10 @@ int spool_recover_pmsg(struct spool *s, const char *boot_id, const char *pmsg,
 	r = spool_batch_recover(s, prev_boot, pmsg, cb, ud);
 	if (r < 0)
 		return r;
+	/* A pack's blob in flight is set aside; the pack goes on later. */
+	r = spool_pack_recover(s, prev_boot, pmsg, cb, ud, pack, sizeof(pack));
+	if (r < 0)
+		return r;
 	d = spool_opendir(s, SPOOL_INFLIGHT, &err);
 	if (!d)
 		return err;
@@ -238,7 +242,7 @@ int spool_recover_pmsg(struct spool *s, const char *boot_id, const char *pmsg,
 		struct spool_result res = { .state = SPOOL_INTERRUPTED };
 		struct stat st;
 
-		if (!spool_blob_name(de))
+		if (!spool_blob_name(de) || strcmp(de->d_name, pack) == 0)
 			continue;
 		snprintf(res.name, sizeof(res.name), "%s", de->d_name);
 		if (fstatat(s->fd[SPOOL_INFLIGHT], de->d_name, &st, 0) == 0)
@@ -276,6 +280,8 @@ int spool_next(struct spool *s, char *name, size_t n, const char **unfit)
 			continue;
 		if (fstatat(s->fd[SPOOL_QUEUED], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;	/* gone meanwhile */
+		if (S_ISREG(st.st_mode) && spool_pack_name(de->d_name))
+			continue;	/* spool_pack_next()'s */
 		snprintf(best, sizeof(best), "%s", de->d_name);
 		why = spool_unfit_reason(st.st_mode);
 	}
@@ -371,12 +377,29 @@ static int write_input(struct spool *s, const char *buf, size_t len)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
+int spool_write_blob(struct spool *s, const char *buf, size_t len, bool *ours)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->repeat; i++) {
+		int r = write_input(s, buf, len);
+
+		if (r < 0) {
+			/* Opening the input out of descriptors is ours; what
+			 * the write returns is the kernel's verdict. */
+			*ours = r == -EMFILE || r == -ENFILE;
+			return r;
+		}
+	}
+	*ours = false;
+	return 0;
+}
+
 int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 {
 	_cleanup_free_ char *buf = NULL;
 	_cleanup_close_ int bfd = -1;
 	size_t len = 0;
-	unsigned int i;
 	struct stat st;
 
 	/* Until the kernel has the blob, a failure is ours. */
@@ -414,18 +437,7 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 	}
 	if (ret_size)
 		*ret_size = len;
-	for (i = 0; i < s->repeat; i++) {
-		int r = write_input(s, buf, len);
-
-		if (r < 0) {
-			/* Opening the input out of descriptors is ours; what
-			 * the write returns is the kernel's verdict. */
-			*ours = r == -EMFILE || r == -ENFILE;
-			return r;
-		}
-	}
-	*ours = false;
-	return 0;
+	return spool_write_blob(s, buf, len, ours);
 }
 
 /* rejected/FINAL.errno: "ERRNO strerror[: why]". */
@@ -493,31 +505,54 @@ int spool_finish_again(struct spool *s, struct spool_result *ret)
 	return r;
 }
 
-/* An entry of done/, rejected/ or interrupted/: in rejected/ a blob's
- * NAME.errno goes with it and is not counted apart. */
-static bool kept_entry(const char *name, const struct stat *st, void *ud)
-{
-	const bool *rejected = ud;
+struct kept {
+	int dfd;
+	bool rejected;
+};
 
-	(void)st;
-	return !(*rejected && kw_ends_with(name, ".errno"));
+/* A pack's PACK.results beside it in done/. */
+static bool pack_results(int dfd, const char *name)
+{
+	size_t n = strlen(name), k = sizeof(SPOOL_PACK_RESULTS) - 1;
+	char pack[NAME_MAX + 1];
+
+	if (n <= k || strcmp(name + n - k, SPOOL_PACK_RESULTS) != 0)
+		return false;
+	snprintf(pack, sizeof(pack), "%.*s", (int)(n - k), name);
+	return spool_pack_name(pack) && faccessat(dfd, pack, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* One kept entry (and its .errno): a refused directory only if empty;
- * one gone or not empty is left (> 0). */
+/* An entry of done/, rejected/ or interrupted/: in rejected/ a blob's
+ * NAME.errno goes with it and is not counted apart, in done/ a pack's
+ * results. */
+static bool kept_entry(const char *name, const struct stat *st, void *ud)
+{
+	const struct kept *k = ud;
+
+	(void)st;
+	if (k->rejected)
+		return !kw_ends_with(name, ".errno");
+	return !pack_results(k->dfd, name);
+}
+
+/* One kept entry (and its .errno or .results): a refused directory only
+ * if empty; one gone or not empty is left (> 0). */
 static int remove_kept(int dfd, const char *name, void *ud)
 {
-	const bool *rejected = ud;
+	const struct kept *k = ud;
 	char ename[NAME_MAX + 1];
 
 	if (unlinkat(dfd, name, 0) < 0 &&
 	    (errno != EISDIR || unlinkat(dfd, name, AT_REMOVEDIR) < 0))
 		return errno == ENOENT || errno == ENOTEMPTY ? 1 : neg_errno();
-	if (*rejected) {
+	if (k->rejected)
 		snprintf(ename, sizeof(ename), "%.248s.errno", name);
-		if (unlinkat(dfd, ename, 0) < 0 && errno != ENOENT)
-			return neg_errno();
-	}
+	else if (spool_pack_name(name))
+		snprintf(ename, sizeof(ename), "%.240s" SPOOL_PACK_RESULTS, name);
+	else
+		return 0;
+	if (unlinkat(dfd, ename, 0) < 0 && errno != ENOENT)
+		return neg_errno();
 	return 0;
 }
 
@@ -525,10 +560,10 @@ int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigne
 		unsigned int *left)
 {
 	static const struct kw_keep_ops ops = { .counts = kept_entry, .remove = remove_kept };
-	bool rejected = st == SPOOL_REJECTED;
+	struct kept k = { .dfd = s->fd[st], .rejected = st == SPOOL_REJECTED };
 
 	/* A move changes the inode's ctime: oldest moved in first. */
-	return kw_keep_newest(s->fd[st], keep, &ops, &rejected, removed, left);
+	return kw_keep_newest(s->fd[st], keep, &ops, &k, removed, left);
 }
 
 int spool_refuse(struct spool *s, const char *name, const char *why, struct spool_result *ret)

@@ -74,6 +74,11 @@ struct spool_result {
 	bool prev_boot;			/* INTERRUPTED: claimed in an earlier boot */
 	char why[96];			/* REJECTED unread: why it is no blob */
 	bool moved;			/* in its final directory (finish) */
+	/* A blob of a pack: name is PACK#INDEX, and final_name the pack's
+	 * name in done/ (the blob set aside by recovery: its own file's in
+	 * interrupted/). */
+	bool packed;
+	unsigned int index;
 };
 
 /* Batches: up to SPOOL_BATCH_MAX blobs claimed with one sync of the file
@@ -165,6 +170,75 @@ int spool_batch_finish(struct spool *s, struct spool_batch *b);
 /* The previous boot's pmsg text (pstore), for spool_recover(); NULL if
  * none.  malloc'ed. */
 char *spool_pmsg_read(const char *pstore_dirs);
+
+/*
+ * Packs: many blobs in one spooled file, for producers that make inputs
+ * faster than a file each can be moved (a rename or unlink costs as much
+ * as some thirty writes of a small input).  A queued regular file whose
+ * name ends in SPOOL_PACK_SUFFIX is a pack: SPOOL_PACK_MAGIC, then for each
+ * blob its length (le32, 1 to KW_BLOB_MAX) and its bytes; at most
+ * SPOOL_PACK_BLOBS blobs and SPOOL_PACK_BYTES in all.  It is queued as a
+ * blob is (written under tmp/, renamed in) and claimed with one rename and
+ * one sync; each blob's start and verdict are recorded as a batch's are
+ * (inflight/.pack and pmsg, neither synced), so that after a daemon kill
+ * or a kernel crash the blob in flight is set aside, as
+ * interrupted/PACK#INDEX, and the pack goes on after it; a finished pack
+ * moves to done/, its verdicts in done/PACK.results ("INDEX SIZE RESULT"
+ * lines).  A pack that is not well formed is rejected whole, unrun, with
+ * the first fault in its .errno.
+ */
+#define SPOOL_PACK_SUFFIX ".kwpack"
+#define SPOOL_PACK_MAGIC "KWPACK01"
+#define SPOOL_PACK_BLOBS 4096
+#define SPOOL_PACK_BYTES (64 << 20)
+#define SPOOL_PACK_RESULTS ".results"
+
+struct spool_pack {
+	char name[NAME_MAX + 1];	/* "": no pack in flight */
+	uint64_t id;			/* random, in every record of it */
+	unsigned int n;			/* its blobs */
+	unsigned int next;		/* the next to run */
+	bool unrecorded;		/* next - 1's verdict waits for the next start */
+	int fd;				/* inflight/.pack */
+	char *data;			/* the whole pack */
+	size_t len;
+	uint32_t off[SPOOL_PACK_BLOBS];
+	uint32_t size[SPOOL_PACK_BLOBS];
+	int32_t state[SPOOL_PACK_BLOBS];	/* enum spool_entry_state */
+	int32_t result[SPOOL_PACK_BLOBS];
+	char final_name[NAME_MAX + 1];	/* in done/, once moved */
+	bool moved;
+};
+
+/* NAME is a pack's (by its suffix). */
+bool spool_pack_name(const char *name);
+/* The blobs of a pack's bytes: 0 and *n, off[] and size[] filled, or
+ * -EINVAL/-E2BIG with why (the first fault, where it is). */
+int spool_pack_parse(const char *data, size_t len, uint32_t *off, uint32_t *size,
+		     unsigned int *n, char *why, size_t why_len);
+/* Smallest queued pack name; -ENOENT when there is none. */
+int spool_pack_next(struct spool *s, char *name, size_t n);
+/* Claim pack NAME: 0 (p holds it, recorded and synced), 1 (not well
+ * formed: rejected unrun, *rej says where and why) or -errno (left
+ * queued; -ENOENT: taken back by its producer). */
+int spool_pack_claim(struct spool *s, struct spool_pack *p, const char *name,
+		     struct spool_result *rej);
+/* A pack recovery left in inflight/: 1 (p holds it, p->next the blob to
+ * go on with), 0 (none) or -errno. */
+int spool_pack_resume(struct spool *s, struct spool_pack *p);
+/* Blob p->next goes to the kernel: recorded, then written.  Its verdict,
+ * or a failure of ours (*ours; the blob stays next, retried later). */
+int spool_pack_exec(struct spool *s, struct spool_pack *p, bool *ours);
+/* All blobs ran: the pack to done/, its verdicts in PACK.results, synced;
+ * again after a failure.  *res describes the pack; spool_pack_blob()
+ * each of its blobs. */
+int spool_pack_finish(struct spool *s, struct spool_pack *p, struct spool_result *res);
+/* Blob i's result, after spool_pack_finish(): false if it has none to
+ * report (set aside at recovery, or its verdict lost with the kernel). */
+bool spool_pack_blob(const struct spool_pack *p, unsigned int i, struct spool_result *res);
+/* Put the pack down (its last verdict recorded): it stays in inflight/,
+ * for spool_pack_resume() when the spool opens again. */
+void spool_pack_release(struct spool *s, struct spool_pack *p);
 
 /* Count the files in a state's directory (status). */
 long spool_count(struct spool *s, enum spool_state st);

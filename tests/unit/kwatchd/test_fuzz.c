@@ -138,6 +138,42 @@ static void replays_renamed_refuses_in_place(void **state)
 	free_kwd(d);
 }
 
+/* A pack renamed in: each blob written in order, an event each with its
+ * index, the pack in done/ with its results; a loose blob beside it runs
+ * too, and a pack not well formed is rejected whole, unrun. */
+static void packs_beside_blobs(void **state)
+{
+	static const char pack[] = "KWPACK01\003\0\0\0one\003\0\0\0two\005\0\0\0three";
+	struct kwd *d = new_kwd();
+	char tmp[PATH_MAX], dst[PATH_MAX], *got = NULL;
+
+	(void)state;
+	start(d, "[fuzz]\ntarget = t\n");
+	snprintf(tmp, sizeof(tmp), "%.2000s/t/tmp/p.kwpack", d->set.spool_root);
+	snprintf(dst, sizeof(dst), "%.2000s/t/p.kwpack", d->set.spool_root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, tmp, pack, sizeof(pack) - 1), 0);
+	assert_int_equal(rename(tmp, dst), 0);
+	drop(d, "loose", "blob");
+	run_for(d, 300);
+	assert_int_equal(count("fuzz_exec", NULL), 4);
+	assert_int_equal(count("fuzz_exec", "\"blob\":\"loose\""), 1);
+	assert_int_equal(count("fuzz_exec", "\"blob\":\"p.kwpack#0\",\"index\":0,\"size\":3"), 1);
+	assert_int_equal(count("fuzz_exec", "\"blob\":\"p.kwpack#2\",\"index\":2,\"size\":5"), 1);
+	assert_int_equal(count("fuzz_exec", "/t/done/p.kwpack\""), 3);
+	assert_true(in(d, "done", "p.kwpack") && in(d, "done", "p.kwpack.results"));
+	snprintf(dst, sizeof(dst), "%.2000s/t/done/p.kwpack.results", d->set.spool_root);
+	assert_int_equal(kw_read_file(dst, 100, &got, NULL), 0);
+	assert_string_equal(got, "0 3 0\n1 3 0\n2 5 0\n");
+	free(got);
+	drop(d, "bad.kwpack", "KWPACK01\001\0\0");
+	run_for(d, 200);
+	assert_int_equal(count("fuzz_rejected", "\"blob\":\"bad.kwpack\""), 1);
+	assert_int_equal(count("fuzz_rejected", "its length is cut short"), 1);
+	assert_true(in(d, "rejected", "bad.kwpack"));
+	assert_int_equal(count("fuzz_exec", NULL), 4);
+	free_kwd(d);
+}
+
 /* input = simple: the blob goes to input_simple, as it is. */
 static void spool_to_input_simple(void **state)
 {
@@ -531,6 +567,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(generated_batches, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(guided_runs, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(guided_lines),
+		cmocka_unit_test_setup_teardown(packs_beside_blobs, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(spool_to_input_simple, tmpdir_setup,
 						tmpdir_teardown),
 	};

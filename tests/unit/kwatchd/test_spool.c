@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <endian.h>
+#include <stdint.h>
 
 #include "spool.h"
 #include "util.h"
@@ -41,6 +43,15 @@ static bool exists(const char *dir, const char *sub, const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
 	return access(path, F_OK) == 0;
+}
+
+/* The stand-in for the target's input file. */
+static const char *input_of(void)
+{
+	static char input[256];
+
+	snprintf(input, sizeof(input), "%s/input", root);
+	return input;
 }
 
 static void replay_in_order(void **state)
@@ -687,6 +698,369 @@ static void batch_recovered_after_kill_and_crash(void **state)
 	spool_close(&s);
 }
 
+/* A pack's bytes: the header, then each blob's le32 length and bytes. */
+static size_t pack_bytes(char *buf, const char *const *blobs, unsigned int n)
+{
+	size_t len = sizeof(SPOOL_PACK_MAGIC) - 1;
+	unsigned int i;
+
+	memcpy(buf, SPOOL_PACK_MAGIC, len);
+	for (i = 0; i < n; i++) {
+		uint32_t sz = htole32(strlen(blobs[i]));
+
+		memcpy(buf + len, &sz, sizeof(sz));
+		memcpy(buf + len + sizeof(sz), blobs[i], strlen(blobs[i]));
+		len += sizeof(sz) + strlen(blobs[i]);
+	}
+	return len;
+}
+
+/* Write a pack under a dot name, then rename it into the queue. */
+static void put_pack(const char *dir, const char *name, const char *const *blobs, unsigned int n)
+{
+	char buf[4096], tmp[512], path[512];
+	size_t len = pack_bytes(buf, blobs, n);
+
+	snprintf(tmp, sizeof(tmp), "%s/.%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(kw_replace_file(tmp, buf, len), 0);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
+static void pack_parse_faults(void **state)
+{
+	static const char *const two[] = { "ab", "c" };
+	uint32_t *off = calloc(SPOOL_PACK_BLOBS + 1, sizeof(*off));
+	uint32_t *size = calloc(SPOOL_PACK_BLOBS + 1, sizeof(*size));
+	char *buf = calloc(1, 8 + 5 * (SPOOL_PACK_BLOBS + 1)), why[96];
+	uint32_t big = htole32(KW_BLOB_MAX + 1), zero = 0;
+	unsigned int n = 0, i;
+	size_t len;
+
+	(void)state;
+	assert_true(off && size && buf);
+	assert_true(spool_pack_name("x.kwpack"));
+	assert_false(spool_pack_name(".kwpack"));
+	assert_false(spool_pack_name("x.kwpack.results"));
+	len = pack_bytes(buf, two, 2);
+	assert_int_equal(spool_pack_parse(buf, len, off, size, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(size[0], 2);
+	assert_memory_equal(buf + off[0], "ab", 2);
+	assert_int_equal(size[1], 1);
+	assert_memory_equal(buf + off[1], "c", 1);
+	/* Each fault is said with the blob and the offset it is at. */
+	assert_int_equal(spool_pack_parse("KWPACK02", 8, off, size, &n, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "no KWPACK01 header"));
+	assert_int_equal(spool_pack_parse(buf, 8, off, size, &n, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "a pack of no blobs");
+	assert_int_equal(spool_pack_parse(buf, len - 3, off, size, &n, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "blob 1 at offset 14: its length is cut short");
+	assert_int_equal(spool_pack_parse(buf, len - 1, off, size, &n, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "blob 1 at offset 14: 1 bytes, 0 left in the pack");
+	memcpy(buf + 14, &zero, 4);
+	assert_int_equal(spool_pack_parse(buf, len, off, size, &n, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "blob 1 at offset 14: length 0, not 1 to"));
+	memcpy(buf + 14, &big, 4);
+	assert_int_equal(spool_pack_parse(buf, len, off, size, &n, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "length 1048577"));
+	/* At most SPOOL_PACK_BLOBS blobs. */
+	len = 8;
+	for (i = 0; i <= SPOOL_PACK_BLOBS; i++) {
+		uint32_t one = htole32(1);
+
+		memcpy(buf + len, &one, 4);
+		buf[len + 4] = 'x';
+		len += 5;
+	}
+	assert_int_equal(spool_pack_parse(buf, len, off, size, &n, why, sizeof(why)), -E2BIG);
+	assert_non_null(strstr(why, "more than 4096 blobs"));
+	assert_int_equal(spool_pack_parse(buf, len - 5, off, size, &n, why, sizeof(why)), 0);
+	assert_int_equal(n, SPOOL_PACK_BLOBS);
+	free(off);
+	free(size);
+	free(buf);
+}
+
+static void pack_open(struct spool *s, const char *dir, const char *pmsg)
+{
+	char input[256];
+
+	snprintf(input, sizeof(input), "%s/input", root);
+	fclose(fopen(input, "w"));
+	assert_int_equal(spool_open(s, dir, input, 1), 0);
+	assert_int_equal(spool_recover(s, "boot-a", NULL, NULL), 0);
+	if (pmsg) {
+		fclose(fopen(pmsg, "w"));
+		assert_int_equal(spool_batch_enable(s, pmsg), 0);
+	}
+}
+
+/* A pack runs its blobs in order, with one claim and one move; loose
+ * blobs are not taken for packs nor packs for blobs. */
+static void pack_replays_in_order(void **state)
+{
+	static const char *const blobs[] = { "x", "yy", "zzz" };
+	struct spool_pack *p = calloc(1, sizeof(*p));
+	char dir[256], pmsg[256], name[NAME_MAX + 1], path[512], *got = NULL;
+	struct spool_result res, b;
+	const char *unfit;
+	unsigned int unfit_n;
+	struct spool_batch *batch = calloc(1, sizeof(*batch));
+	struct spool s;
+	bool ours;
+
+	(void)state;
+	assert_true(p && batch);
+	snprintf(dir, sizeof(dir), "%s/spool/pack", root);
+	snprintf(pmsg, sizeof(pmsg), "%s/pmsg", root);
+	pack_open(&s, dir, pmsg);
+	put_pack(dir, "p.kwpack", blobs, 3);
+	put(dir, "a", "loose");
+	assert_int_equal(spool_next(&s, name, sizeof(name), &unfit), 0);
+	assert_string_equal(name, "a");
+	assert_int_equal(spool_batch_claim(&s, batch, SPOOL_BATCH_MAX, &unfit_n), 0);
+	assert_int_equal(batch->n, 1);
+	assert_string_equal(batch->name[0], "a");
+	assert_int_equal(spool_batch_finish(&s, batch), 0);	/* unrun: queued again */
+	assert_int_equal(spool_pack_next(&s, name, sizeof(name)), 0);
+	assert_string_equal(name, "p.kwpack");
+	assert_int_equal(spool_pack_claim(&s, p, name, &res), 0);
+	assert_int_equal(p->n, 3);
+	assert_true(exists(dir, "inflight", "p.kwpack"));
+	assert_int_equal(spool_pack_next(&s, name, sizeof(name)), -ENOENT);
+	while (p->next < p->n)
+		assert_int_equal(spool_pack_exec(&s, p, &ours), 0);
+	assert_int_equal(kw_read_file(input_of(), 100, &got, NULL), 0);
+	assert_string_equal(got, "zzz");
+	free(got);
+	assert_int_equal(spool_pack_finish(&s, p, &res), 0);
+	assert_string_equal(res.final_name, "p.kwpack");
+	assert_true(exists(dir, "done", "p.kwpack"));
+	assert_int_equal(spool_count(&s, SPOOL_INFLIGHT), 0);
+	assert_true(spool_pack_blob(p, 1, &b));
+	assert_string_equal(b.name, "p.kwpack#1");
+	assert_true(b.packed);
+	assert_int_equal(b.index, 1);
+	assert_int_equal(b.size, 2);
+	assert_int_equal(b.state, SPOOL_DONE);
+	spool_pack_release(&s, p);
+	snprintf(path, sizeof(path), "%s/done/p.kwpack.results", dir);
+	assert_int_equal(kw_read_file(path, 4096, &got, NULL), 0);
+	assert_string_equal(got, "0 1 0\n1 2 0\n2 3 0\n");
+	free(got);
+	assert_int_equal(kw_read_file(pmsg, 4096, &got, NULL), 0);
+	assert_non_null(strstr(got, " 0 start\n"));
+	assert_non_null(strstr(got, " 1 = 0\n"));
+	assert_non_null(strstr(got, " 2 = 0\n"));
+	free(got);
+	/* Nothing to go on with, and the loose blob still queued. */
+	assert_int_equal(spool_pack_resume(&s, p), 0);
+	assert_true(exists(dir, ".", "a"));
+	spool_close(&s);
+	free(batch);
+	free(p);
+}
+
+/* A pack that is not well formed is rejected whole, unrun, with why. */
+static void pack_malformed_rejected(void **state)
+{
+	struct spool_pack *p = calloc(1, sizeof(*p));
+	char dir[256], path[512], *got = NULL;
+	struct spool_result res;
+	struct spool s;
+
+	(void)state;
+	assert_non_null(p);
+	snprintf(dir, sizeof(dir), "%s/spool/bad", root);
+	pack_open(&s, dir, NULL);
+	put(dir, "bad.kwpack", "KWPACK01\x05");
+	assert_int_equal(spool_pack_claim(&s, p, "bad.kwpack", &res), 1);
+	assert_int_equal(res.state, SPOOL_REJECTED);
+	assert_int_equal(res.err, -EINVAL);
+	assert_string_equal(res.why, "blob 0 at offset 8: its length is cut short");
+	assert_true(exists(dir, "rejected", "bad.kwpack"));
+	snprintf(path, sizeof(path), "%s/rejected/bad.kwpack.errno", dir);
+	assert_int_equal(kw_read_file(path, 4096, &got, NULL), 0);
+	assert_string_equal(got, "22 Invalid argument: blob 0 at offset 8: its length is cut short\n");
+	free(got);
+	assert_int_equal(kw_read_file(input_of(), 100, &got, NULL), 0);
+	assert_string_equal(got, "");
+	free(got);
+	spool_close(&s);
+	free(p);
+}
+
+/* A daemon that claims a pack of five, runs blob 0 (done) and 1 (its
+ * input missing: -ENOENT), and is killed in blob 2's write (a FIFO nobody
+ * reads).  @pmsg NULL: a spool without pmsg, whose starts are synced. */
+static void pack_killed_in_write(const char *dir, const char *pmsg)
+{
+	static const char *const blobs[] = { "a", "b", "c", "d", "e" };
+	char fifo[256], missing[256], progress[512];
+	unsigned int i;
+	pid_t pid;
+	int status;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", root);
+	snprintf(missing, sizeof(missing), "%s/missing/input", root);
+	if (access(fifo, F_OK) != 0)
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct spool_pack *p = calloc(1, sizeof(*p));
+		struct spool_result res;
+		struct spool s;
+		bool ours;
+
+		pack_open(&s, dir, pmsg);
+		put_pack(dir, "p.kwpack", blobs, 5);
+		if (!p || spool_pack_claim(&s, p, "p.kwpack", &res) != 0 || p->n != 5)
+			_exit(2);
+		if (spool_pack_exec(&s, p, &ours) != 0)
+			_exit(3);
+		snprintf(s.input, sizeof(s.input), "%s", missing);
+		if (spool_pack_exec(&s, p, &ours) != -ENOENT || ours)
+			_exit(4);
+		snprintf(s.input, sizeof(s.input), "%s", fifo);
+		spool_pack_exec(&s, p, &ours);
+		_exit(5);
+	}
+	/* Killed once blob 2's start is recorded and it sits in the open. */
+	snprintf(progress, sizeof(progress), "%s/inflight/.pack", dir);
+	for (i = 0; i < 500; i++) {
+		struct { int32_t state, result; } e[3] = { { 0, 0 } };
+		int fd = open(progress, O_RDONLY);
+		ssize_t n = fd >= 0 ? pread(fd, e, sizeof(e), 8 + 8 + 4 + 4 + NAME_MAX + 1) : -1;
+
+		if (fd >= 0)
+			close(fd);
+		if (n == sizeof(e) && e[2].state == 1)
+			break;
+		assert_int_equal(waitpid(pid, &status, WNOHANG), 0);
+		usleep(10000);
+	}
+	usleep(100000);
+	kill(pid, SIGKILL);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+}
+
+/* Daemon killed (the same boot), kernel crashed (the next boot: pmsg),
+ * kernel crashed without pmsg (the synced starts): the blob in flight is
+ * set aside as its own file, the pack goes on after it, and the verdicts
+ * of all five are in its results. */
+static void pack_recovered_after_kill_and_crash(void **state)
+{
+	const char *boot[] = { "boot-a", "boot-b", "boot-b" };
+	struct spool_pack *p = calloc(1, sizeof(*p));
+	char dir[256], pmsg[256], path[512], *text = NULL, *got = NULL;
+	struct recovered rec;
+	struct spool_result res, b;
+	struct spool s;
+	unsigned int k;
+	bool ours;
+
+	(void)state;
+	assert_non_null(p);
+	snprintf(pmsg, sizeof(pmsg), "%s/pmsg", root);
+	for (k = 0; k < 3; k++) {
+		snprintf(dir, sizeof(dir), "%s/spool/kill%u", root, k);
+		pack_killed_in_write(dir, k < 2 ? pmsg : NULL);
+		if (k == 1)
+			assert_int_equal(kw_read_file(pmsg, 1 << 16, &text, NULL), 0);
+		memset(&rec, 0, sizeof(rec));
+		assert_int_equal(spool_open(&s, dir, input_of(), 1), 0);
+		assert_int_equal(spool_recover_pmsg(&s, boot[k], text, on_recovered_all, &rec), 0);
+		free(text);
+		text = NULL;
+		assert_int_equal(rec.n, 1);
+		assert_string_equal(rec.res[0].name, "p.kwpack#2");
+		assert_int_equal(rec.res[0].state, SPOOL_INTERRUPTED);
+		assert_true(rec.res[0].packed);
+		assert_int_equal(rec.res[0].index, 2);
+		assert_int_equal(rec.res[0].prev_boot, k > 0);
+		snprintf(path, sizeof(path), "%s/interrupted/p.kwpack#2", dir);
+		assert_int_equal(kw_read_file(path, 100, &got, NULL), 0);
+		assert_string_equal(got, "c");
+		free(got);
+		assert_true(exists(dir, "inflight", "p.kwpack"));
+		/* Recovered once: a second start sets nothing more aside. */
+		memset(&rec, 0, sizeof(rec));
+		assert_int_equal(spool_recover_pmsg(&s, boot[k], NULL, on_recovered_all, &rec), 0);
+		assert_int_equal(rec.n, 0);
+		/* It goes on after the blob set aside. */
+		assert_int_equal(spool_pack_resume(&s, p), 1);
+		assert_int_equal(p->next, 3);
+		while (p->next < p->n)
+			assert_int_equal(spool_pack_exec(&s, p, &ours), 0);
+		assert_int_equal(kw_read_file(input_of(), 100, &got, NULL), 0);
+		assert_string_equal(got, "e");
+		free(got);
+		assert_int_equal(spool_pack_finish(&s, p, &res), 0);
+		assert_false(spool_pack_blob(p, 2, &b));
+		assert_true(spool_pack_blob(p, 1, &b));
+		assert_int_equal(b.state, SPOOL_REJECTED);
+		assert_int_equal(b.err, -ENOENT);
+		spool_pack_release(&s, p);
+		snprintf(path, sizeof(path), "%s/done/p.kwpack.results", dir);
+		assert_int_equal(kw_read_file(path, 4096, &got, NULL), 0);
+		assert_string_equal(got, "0 1 0\n1 1 -2\n2 1 interrupted\n3 1 0\n4 1 0\n");
+		free(got);
+		assert_int_equal(spool_count(&s, SPOOL_INFLIGHT), 0);
+		spool_close(&s);
+	}
+	/* The next boot with pmsg lost: nothing tells what ran, so the pack
+	 * is set aside whole, none of it replayed. */
+	snprintf(dir, sizeof(dir), "%s/spool/nopmsg", root);
+	pack_killed_in_write(dir, pmsg);
+	memset(&rec, 0, sizeof(rec));
+	assert_int_equal(spool_open(&s, dir, input_of(), 1), 0);
+	assert_int_equal(spool_recover_pmsg(&s, "boot-b", "unrelated\n", on_recovered_all, &rec),
+			 0);
+	assert_int_equal(rec.n, 1);
+	assert_string_equal(rec.res[0].name, "p.kwpack");
+	assert_false(rec.res[0].packed);
+	assert_true(exists(dir, "interrupted", "p.kwpack"));
+	assert_int_equal(spool_pack_resume(&s, p), 0);
+	spool_close(&s);
+	free(p);
+}
+
+/* done/ keeps the newest packs, each with its results. */
+static void pack_pruned_with_results(void **state)
+{
+	static const char *const one[] = { "1" };
+	struct spool_pack *p = calloc(1, sizeof(*p));
+	char dir[256], name[32];
+	struct spool_result res;
+	unsigned int i, removed, left;
+	struct spool s;
+	bool ours;
+
+	(void)state;
+	assert_non_null(p);
+	snprintf(dir, sizeof(dir), "%s/spool/prune", root);
+	pack_open(&s, dir, NULL);
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "p%u.kwpack", i);
+		put_pack(dir, name, one, 1);
+		assert_int_equal(spool_pack_claim(&s, p, name, &res), 0);
+		assert_int_equal(spool_pack_exec(&s, p, &ours), 0);
+		assert_int_equal(spool_pack_finish(&s, p, &res), 0);
+		spool_pack_release(&s, p);
+		usleep(20000);	/* ctimes apart */
+	}
+	assert_int_equal(spool_prune(&s, SPOOL_DONE, 1, &removed, &left), 0);
+	assert_int_equal(removed, 2);
+	assert_int_equal(left, 1);
+	assert_false(exists(dir, "done", "p0.kwpack.results"));
+	assert_true(exists(dir, "done", "p2.kwpack") && exists(dir, "done", "p2.kwpack.results"));
+	spool_close(&s);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -713,6 +1087,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(batch_replays_in_order, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(batch_recovered_after_kill_and_crash, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(pack_parse_faults, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(pack_replays_in_order, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(pack_malformed_rejected, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(pack_recovered_after_kill_and_crash, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(pack_pruned_with_results, tmpdir_setup,
 						tmpdir_teardown),
 	};
 
