@@ -33,6 +33,22 @@ check "str[4] from zeros" "$(hex $T/str | tail -c 32 | head -c 10)" "6161616100"
 $BRIDGE -o $T/len 't { len[r, u8] }; r { arr[u8, 255] }' x /dev/zero
 check "len[r, u8] of 255 bytes" "$(hex $T/len | tail -c $(((8 + 8 + 255 + 1 + 8) * 2)) | head -c 2)" "ff"
 
+# -O: the inputs in one pack, "KWPACK01" then each input's le32 length
+# and bytes: the same bytes -o writes one at a time.
+$BRIDGE -n 3 -O $T/pack 't { u32 }' x /dev/zero
+$BRIDGE -o $T/one 't { u32 }' x /dev/zero
+one=$(hex $T/one)
+check "-O: a pack of three" "$(hex $T/pack)" \
+	"$(printf KWPACK01 | od -An -tx1 | tr -d ' \n')$(le32 $((${#one} / 2)))$one$(le32 $((${#one} / 2)))$one$(le32 $((${#one} / 2)))$one"
+printf '\x04\x00\xaa\xbb\xcc\xdd\xee\x01\x00\x11\x22' >$T/rawstream
+$BRIDGE -r -s 16 -n 2 -O $T/rawpack x $T/rawstream
+check "-O -r: raw inputs, each its own length" "$(hex $T/rawpack)" \
+	"$(printf KWPACK01 | od -An -tx1 | tr -d ' \n')$(le32 5)aabbccddee$(le32 2)1122"
+check "-O with -k: bad usage" "$("$BRIDGE" -r -n 2 -O $T/p -k $T/k x /dev/zero 2>/dev/null; echo "rc=$?")" "rc=2"
+check "-O where it cannot be written" "$("$BRIDGE" -r -O $T/none/p x /dev/zero 2>&1; echo "rc=$?")" \
+	"$T/none/p: No such file or directory
+rc=1"
+
 # Errors: each names its line and column and exits 1.
 err() { "$BRIDGE" -o $T/e "$1" x "${2:-/dev/zero}" 2>&1; echo "rc=$?"; }
 check "unknown region" "$(err 'foo { u32 ptr[baz] }')" "schema:1:11: no region named 'baz'
