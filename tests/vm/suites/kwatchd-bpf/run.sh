@@ -728,8 +728,53 @@ spool_run() {
 	echo "${caps//$'\n'/, }: $n blobs in $(((t1 - t0) / 1000000)) ms, $RUN_US us each (batch ${RUN_BATCH:-?})"
 }
 
+# The same, the blobs in one pack (spool.h): one file to claim and to
+# move, each blob a write and its records.  SRC "tcost": n copies of the
+# blob the direct writes use (n a power of two); "bridge": n inputs that
+# kfuzztest-bridge -O derives for test_trivial.  Timed from the spool's
+# start to the pack's move into done/.
+spool_pack_run() {
+	local n=$1 caps=$2 src=$3 sp=$SPOOLS/test_trivial t0 t1 i s
+	write_conf "$caps" || return 1
+	put $CONF/fuzz.d trivial.conf '[fuzz]\ntarget = test_trivial\n'
+	wait_for 10 test -d $sp/done || { fail "spool not started"; return 1; }
+	rm $CONF/fuzz.d/trivial.conf
+	wait_for 10 sh -c "! kwatchctl status -r | grep -q '\"target\":\"test_trivial\"'"
+	rm -rf $sp/done $sp/.stage
+	mkdir -p $sp/.stage
+	if [ "$src" = bridge ]; then
+		/opt/kwatch/bin/kfuzztest-bridge -t /opt/kwatch/kfuzztest-targets.txt -n $n \
+			-O $sp/.stage/p.kwpack test_trivial /dev/urandom || { fail "kfuzztest-bridge -O"; return 1; }
+	else
+		# One record, doubled: a cat a blob is slow under TCG.
+		s=$(stat -c %s $W/tcost)
+		printf "$(printf '\\x%02x\\x%02x\\x00\\x00' $((s & 255)) $((s >> 8)))" >$sp/.stage/r
+		cat $W/tcost >>$sp/.stage/r
+		for ((i = 1; i < n; i *= 2)); do
+			cat $sp/.stage/r $sp/.stage/r >$sp/.stage/r2 && mv $sp/.stage/r2 $sp/.stage/r
+		done
+		{ printf KWPACK01; cat $sp/.stage/r; } >$sp/.stage/p.kwpack
+	fi
+	mv $sp/.stage/p.kwpack $sp/
+	sync
+	t0=$(date +%s%N)
+	put $CONF/fuzz.d trivial.conf '[fuzz]\ntarget = test_trivial\n'
+	for i in $(seq 600); do
+		sleep 0.5
+		[ -e $sp/done/p.kwpack.results ] && break
+	done
+	rm $CONF/fuzz.d/trivial.conf
+	[ -e $sp/done/p.kwpack.results ] || { fail "$caps: the pack did not finish"; return 1; }
+	t1=$(stat -c '%.9Z' $sp/done/p.kwpack | tr -d .)
+	expect_eq "$src: verdicts in the pack's results" "$(wc -l <$sp/done/p.kwpack.results)" $n || return 1
+	[ "$src" = bridge ] ||
+		expect_eq "$src: blobs the target took" "$(grep -c ' 0$' $sp/done/p.kwpack.results)" $n || return 1
+	RUN_US=$(awk -v d=$((t1 - t0)) -v n=$n 'BEGIN { printf "%.0f", d / 1000 / n }')
+	echo "${caps//$'\n'/, }: a pack of $n blobs ($src) in $(((t1 - t0) / 1000000)) ms, $RUN_US us each"
+}
+
 t_fuzz_cost_attached_vs_detached() {
-	local runs=3000 r_on r_off us_no us_yes us_one
+	local runs=3000 r_on r_off us_no us_yes us_one us_pack us_bridge
 	local bench=/opt/kwatch/bin/kfuzztest-bench
 	kft_blob $W/tcost "0:16" "" "$(trivial_payload 5)"
 	write_conf "" || return 1
@@ -748,8 +793,13 @@ t_fuzz_cost_attached_vs_detached() {
 	spool_run 200 "$(printf 'bpf = yes\npmsg = no')" || return 1
 	us_one=$RUN_US
 	expect_eq "batch without pmsg" "$RUN_BATCH" 1 || return 1
+	spool_pack_run 4096 "bpf = yes" tcost || return 1
+	us_pack=$RUN_US
+	spool_pack_run 4096 "bpf = yes" bridge || return 1
+	us_bridge=$RUN_US
 	echo "kwatch-bench: fuzz exec through kwatchd's spool (TCG): ${us_no} us detached, ${us_yes} us attached, ratio $(awk -v a="$us_yes" -v b="$us_no" 'BEGIN { printf "%.2f", a / b }')"
 	echo "kwatch-bench: the spool in batches vs a blob at a time, attached (TCG, one boot): ${us_yes} vs ${us_one} us a blob, $(awk -v a="$us_one" -v b="$us_yes" 'BEGIN { printf "%.1f", a / b }')x the rate"
+	echo "kwatch-bench: the spool in packs vs direct writes, attached (TCG, one boot): $(awk -v u="$us_pack" 'BEGIN { printf "%.0f", 1e6 / u }') blobs/s in a pack of 4096 ($us_pack us each; $(awk -v u="$us_bridge" 'BEGIN { printf "%.0f", 1e6 / u }')/s for one from kfuzztest-bridge -O), vs $r_on runs/s: $(awk -v u="$us_pack" -v r="$r_on" 'BEGIN { printf "%.1f", 100 * 1e6 / u / r }')% of direct writes; $(awk -v a="$us_yes" -v b="$us_pack" 'BEGIN { printf "%.1f", a / b }')x the rate in batches"
 	echo "kwatch-bench: the spool vs direct writes, attached (TCG, one boot): $(awk -v u="$us_yes" 'BEGIN { printf "%.0f", 1e6 / u }') blobs/s in batches, $(awk -v u="$us_one" 'BEGIN { printf "%.0f", 1e6 / u }') a blob at a time, vs $r_on runs/s: $(awk -v u="$us_yes" -v r="$r_on" 'BEGIN { printf "%.1f", 100 * 1e6 / u / r }')% and $(awk -v u="$us_one" -v r="$r_on" 'BEGIN { printf "%.1f", 100 * 1e6 / u / r }')%"
 	[ -s $W/guided_rate ] &&
 		echo "kwatch-bench: guided fuzzing vs direct writes vs the spool, attached (TCG, one boot): $(cat $W/guided_rate) inputs/s (kfuzztest-fuzz under kwatchd, test_guided_frame) vs $r_on runs/s vs $(awk -v u="$us_yes" 'BEGIN { printf "%.0f", 1e6 / u }') blobs/s: $(awk -v g="$(cat $W/guided_rate)" -v r="$r_on" 'BEGIN { printf "%.1f", 100 * g / r }')% of direct writes, $(awk -v g="$(cat $W/guided_rate)" -v u="$us_yes" 'BEGIN { printf "%.1f", g * u / 1e6 }')x the spool"

@@ -193,6 +193,60 @@ t_panic_in_guided_run_paired_after_reboot() {
 	rm -rf $corpus $KFT/pguided $KFT/../kcov
 }
 
+# A pack of five (many blobs in one spool file): the target refuses the
+# first two, the third panics the kernel.  After the reboot the report is
+# tied to PACK#2, that blob is set aside as its own file and kept with the
+# report, and the pack goes on after it (the last two, ENOENT in this boot);
+# its verdicts are in done/PACK.results, none run twice.
+t_panic_in_pack_paired_after_reboot() {
+	local sp=$SPOOLS/ppack ev
+	if [ -z "${KTAP_AFTER_REBOOT:-}" ]; then
+		rm -f $CONF/fuzz.d/*.conf
+		rm -rf $sp $CRASHES/ppack $KFT/ppack
+		[ -d $PLAT ] || insmod $MODDIR/kwatch_platform.ko || fail "insmod kwatch_platform" || return 1
+		mkdir -p $KFT/ppack $sp
+		ln -sfn $PLAT/crash $KFT/ppack/input
+		systemctl restart kwatchd || fail "restart" || return 1
+		pack $sp p.kwpack 'nope\n' 'nope\n' 'null\n' 'nope\n' 'nope\n'
+		sysctl -q kernel.panic_on_oops=1
+		echo "$(date +%s.%N)" >$KEEP/t2
+		echo "pack queued; panic_on_oops=1, then the spool"
+		ktap_reboot_expected || return 1
+		put $CONF/fuzz.d ppack.conf '[fuzz]\ntarget = ppack\n'
+		sleep 60
+		fail "the kernel did not panic"
+		return 1
+	fi
+	echo "rebooted: boot $(cat /var/lib/kwatch-tests/boots) of this run," \
+		"$(awk -v t="$(cat $KEEP/t2)" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - t }')s after the pack"
+	wait_for 30 test -S /run/kwatchd/events.sock || { fail "kwatchd not up"; diag; return 1; }
+	kwatchctl follow -b -r -t crash -n 1 -i 10 >"$EV"
+	kwatchctl follow -b -r -t fuzz_interrupted -n 1 -i 2 >>"$EV"
+	ev=$(events_of crash | grep '"report_source":"pstore"' | head -n 1)
+	echo "$ev" | cut -c1-300
+	[ -n "$ev" ] || { fail "no crash event from pstore"; diag; return 1; }
+	expect_eq "function" "$(echo "$ev" | field function)" kwatch_platform_null_store || return 1
+	expect_eq "tied to" "$(echo "$ev" | field target)/$(echo "$ev" | field blob)" "ppack/p.kwpack#2" ||
+		return 1
+	events_of fuzz_interrupted | grep '"blob":"p.kwpack#2","index":2' | grep -q '"boot":"previous"' ||
+		{ fail "no fuzz_interrupted event for p.kwpack#2 from the previous boot"; cat "$EV"; return 1; }
+	expect_eq "the blob set aside" "$(cat "$sp/interrupted/p.kwpack#2")" null || return 1
+	cmp "$sp/interrupted/p.kwpack#2" "$CRASHES/ppack/p.kwpack#2" ||
+		fail "crashes/ppack lacks the blob" || return 1
+	grep -q '^Panic#[0-9]* Part1' "$CRASHES/ppack/p.kwpack#2.report" ||
+		fail "the report beside the blob is not the pstore record" || return 1
+	grep -rhs '^kwatchd-spool ' /sys/fs/pstore /var/lib/systemd/pstore | tail -n 4
+	grep -rqs '^kwatchd-spool [0-9a-f]* 2 start$' /sys/fs/pstore /var/lib/systemd/pstore ||
+		fail "no pmsg line for the blob in flight" || return 1
+	wait_for 20 test -e $sp/done/p.kwpack.results || { fail "the pack did not go on"; diag; return 1; }
+	# 0 and 1 ran before the panic (EINVAL), 3 and 4 in this boot, where
+	# the stand-in's module is not loaded (ENOENT).
+	expect_eq "the pack's verdicts" "$(xargs <$sp/done/p.kwpack.results)" \
+		"0 5 -22 1 5 -22 2 5 interrupted 3 5 -2 4 5 -2" || return 1
+	rm -f $CONF/fuzz.d/ppack.conf
+	rm -rf $sp $CRASHES/ppack $KFT/ppack
+}
+
 t_restore() {
 	rm -f $CONF/fuzz.d/*.conf
 	[ -f $KEEP/kwatchd.conf.orig ] && cp $KEEP/kwatchd.conf.orig $CONF/kwatchd.conf

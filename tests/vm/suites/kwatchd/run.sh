@@ -438,6 +438,40 @@ t_kill9_during_replay_loses_nothing() {
 	status_field interrupted | grep -q ':1' || { kwatchctl status; fail "status does not count the interrupted blob"; }
 }
 
+# A pack (many blobs in one file) whose first blob the daemon is killed
+# in: after the restart that blob is set aside as interrupted/PACK#0, the
+# pack goes on after it, each other blob is written once, and the pack's
+# verdicts are in done/PACK.results.
+t_kill9_during_pack_loses_nothing() {
+	local pid
+	: >$ST/input.log
+	kill "$(cat $ST/reader.pid)"; exec 3>&-
+	pack $SPOOL k.kwpack 'pk-0\n' 'pk-1\n' 'pk-2\n' 'pk-3\n'
+	wait_for 5 test -e $SPOOL/inflight/k.kwpack || fail "pack never in flight" || return 1
+	# Its first blob's start recorded, the daemon blocks in the open.
+	sleep 1
+	pid=$(systemctl show -p MainPID --value kwatchd)
+	kill -9 "$pid"
+	exec 3<>$FIFO
+	nohup sh -c "exec cat $FIFO >>$ST/input.log" >/dev/null 2>&1 3<>$FIFO &
+	echo $! >$ST/reader.pid
+	wait_for 15 sh -c "systemctl is-active -q kwatchd && [ \$(systemctl show -p MainPID --value kwatchd) != $pid ]" ||
+		fail "kwatchd not restarted after kill -9" || return 1
+	wait_for 10 test -e $SPOOL/done/k.kwpack.results || fail "the pack did not finish" || return 1
+	cat $SPOOL/done/k.kwpack.results
+	expect_eq "the pack's verdicts" "$(cat $SPOOL/done/k.kwpack.results | xargs)" \
+		"0 5 interrupted 1 5 0 2 5 0 3 5 0" || return 1
+	expect_eq "the blob in flight, set aside" "$(cat "$SPOOL/interrupted/k.kwpack#0")" pk-0 || return 1
+	sleep 0.5
+	expect_eq "the others written, each once" "$(sort $ST/input.log | xargs)" "pk-1 pk-2 pk-3" || return 1
+	[ -z "$(ls $SPOOL/inflight)" ] || fail "inflight/ not empty: $(ls $SPOOL/inflight)" || return 1
+	kwatchctl follow -b -r -t fuzz_interrupted -i 3 >/tmp/pack-int.ndjson
+	grep -q '"blob":"k.kwpack#0","index":0' /tmp/pack-int.ndjson ||
+		{ cat /tmp/pack-int.ndjson; fail "no fuzz_interrupted event for k.kwpack#0"; return 1; }
+	kwatchctl follow -b -r -t fuzz_exec -i 3 >/tmp/pack-exec.ndjson
+	expect_eq "fuzz_exec events of the pack" "$(grep -c '"blob":"k.kwpack#[123]"' /tmp/pack-exec.ndjson)" 3
+}
+
 t_stalled_client_gets_lost_record() {
 	# 3000 synthetic events at 300/s; one client reads all the time, the
 	# other sleeps 5 s first (queue_events = 256 in the test config).
