@@ -686,6 +686,19 @@ CONF
 	done
 }
 
+# test_trivial's spool with the settings CAPS, made, then stopped, done/
+# emptied and .stage/ made: blobs queued now wait for the next start.
+spool_stopped() {
+	local sp=$SPOOLS/test_trivial
+	write_conf "$1" || return 1
+	put $CONF/fuzz.d trivial.conf '[fuzz]\ntarget = test_trivial\n'
+	wait_for 10 test -d $sp/done || { fail "spool not started"; return 1; }
+	rm $CONF/fuzz.d/trivial.conf
+	wait_for 10 sh -c "! kwatchctl status -r | grep -q '\"target\":\"test_trivial\"'"
+	rm -rf $sp/done $sp/.stage
+	mkdir -p $sp/.stage
+}
+
 # The extra cost of a fuzz execution with the programs attached vs not, in
 # one boot: (a) direct writes of one blob (kfuzztest-bench), the programs
 # attached because a fuzz file is configured, the daemon turning their
@@ -697,13 +710,7 @@ CONF
 # the last one done: the spool's capacity, whatever a producer's pace.
 spool_run() {
 	local n=$1 caps=$2 sp=$SPOOLS/test_trivial i t0 t1 f
-	write_conf "$caps" || return 1
-	put $CONF/fuzz.d trivial.conf '[fuzz]\ntarget = test_trivial\n'
-	wait_for 10 test -d $sp/done || { fail "spool not started"; return 1; }
-	rm $CONF/fuzz.d/trivial.conf
-	wait_for 10 sh -c "! kwatchctl status -r | grep -q '\"target\":\"test_trivial\"'"
-	rm -rf $sp/done $sp/.stage
-	mkdir -p $sp/.stage
+	spool_stopped "$caps" || return 1
 	# The copies by one tee a few hundred at a time: a cp each is a
 	# fork and exec each, slow under TCG.
 	for i in $(seq 0 250 $((n - 1))); do
@@ -735,13 +742,7 @@ spool_run() {
 # start to the pack's move into done/.
 spool_pack_run() {
 	local n=$1 caps=$2 src=$3 sp=$SPOOLS/test_trivial t0 t1 i s
-	write_conf "$caps" || return 1
-	put $CONF/fuzz.d trivial.conf '[fuzz]\ntarget = test_trivial\n'
-	wait_for 10 test -d $sp/done || { fail "spool not started"; return 1; }
-	rm $CONF/fuzz.d/trivial.conf
-	wait_for 10 sh -c "! kwatchctl status -r | grep -q '\"target\":\"test_trivial\"'"
-	rm -rf $sp/done $sp/.stage
-	mkdir -p $sp/.stage
+	spool_stopped "$caps" || return 1
 	if [ "$src" = bridge ]; then
 		/opt/kwatch/bin/kfuzztest-bridge -t /opt/kwatch/kfuzztest-targets.txt -n $n \
 			-O $sp/.stage/p.kwpack test_trivial /dev/urandom || { fail "kfuzztest-bridge -O"; return 1; }

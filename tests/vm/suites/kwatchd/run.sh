@@ -406,22 +406,29 @@ t_spool_on_a_full_disk() {
 	umount $sp && rmdir $sp
 }
 
+# kill -9 the daemon (blocked in the stand-in's open, its reader
+# stopped), start the reader again, and wait for systemd's restart.
+kill9_daemon() {
+	local pid
+	pid=$(systemctl show -p MainPID --value kwatchd)
+	kill -9 "$pid"
+	exec 3<>$FIFO
+	nohup sh -c "exec cat $FIFO >>$ST/input.log" >/dev/null 2>&1 3<>$FIFO &
+	echo $! >$ST/reader.pid
+	wait_for 15 sh -c "systemctl is-active -q kwatchd && [ \$(systemctl show -p MainPID --value kwatchd) != $pid ]" ||
+		fail "kwatchd not restarted after kill -9"
+}
+
 t_kill9_during_replay_loses_nothing() {
-	local pid before after
+	local before after
 	before=$(ls $SPOOL/done | wc -l)
 	# Stop the reader: the next write blocks in open(), as a kernel target
 	# that hangs would, so the blob stays in flight.
 	kill "$(cat $ST/reader.pid)"; exec 3>&-
 	put $SPOOL stuck 'stuck\n'
 	wait_for 5 test -e $SPOOL/inflight/stuck || fail "blob never in flight" || return 1
-	pid=$(systemctl show -p MainPID --value kwatchd)
 	put $SPOOL after1 'after1\n'
-	kill -9 "$pid"
-	exec 3<>$FIFO
-	nohup sh -c "exec cat $FIFO >>$ST/input.log" >/dev/null 2>&1 3<>$FIFO &
-	echo $! >$ST/reader.pid
-	wait_for 15 sh -c "systemctl is-active -q kwatchd && [ \$(systemctl show -p MainPID --value kwatchd) != $pid ]" ||
-		fail "kwatchd not restarted after kill -9" || return 1
+	kill9_daemon || return 1
 	wait_for 10 test -e $SPOOL/done/after1 || fail "blob queued at the kill not replayed" || return 1
 	[ -e $SPOOL/interrupted/stuck ] || fail "in-flight blob not set aside in interrupted/" || return 1
 	[ -z "$(ls $SPOOL/inflight)" ] || fail "inflight/ not empty" || return 1
@@ -443,20 +450,13 @@ t_kill9_during_replay_loses_nothing() {
 # pack goes on after it, each other blob is written once, and the pack's
 # verdicts are in done/PACK.results.
 t_kill9_during_pack_loses_nothing() {
-	local pid
 	: >$ST/input.log
 	kill "$(cat $ST/reader.pid)"; exec 3>&-
 	pack $SPOOL k.kwpack 'pk-0\n' 'pk-1\n' 'pk-2\n' 'pk-3\n'
 	wait_for 5 test -e $SPOOL/inflight/k.kwpack || fail "pack never in flight" || return 1
 	# Its first blob's start recorded, the daemon blocks in the open.
 	sleep 1
-	pid=$(systemctl show -p MainPID --value kwatchd)
-	kill -9 "$pid"
-	exec 3<>$FIFO
-	nohup sh -c "exec cat $FIFO >>$ST/input.log" >/dev/null 2>&1 3<>$FIFO &
-	echo $! >$ST/reader.pid
-	wait_for 15 sh -c "systemctl is-active -q kwatchd && [ \$(systemctl show -p MainPID --value kwatchd) != $pid ]" ||
-		fail "kwatchd not restarted after kill -9" || return 1
+	kill9_daemon || return 1
 	wait_for 10 test -e $SPOOL/done/k.kwpack.results || fail "the pack did not finish" || return 1
 	cat $SPOOL/done/k.kwpack.results
 	expect_eq "the pack's verdicts" "$(cat $SPOOL/done/k.kwpack.results | xargs)" \
