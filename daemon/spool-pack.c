@@ -316,23 +316,18 @@ static int forget(int fd)
 static int set_aside(struct spool *s, const struct pack_head *h, unsigned int i, bool prev_boot,
 		     struct spool_result *res)
 {
-	_cleanup_free_ uint32_t *off = NULL, *size = NULL;
 	struct spool_pack *p;
 	unsigned int n;
 	char why[96];
 	int r;
 
 	p = calloc(1, sizeof(*p));
-	off = calloc(SPOOL_PACK_BLOBS, sizeof(*off));
-	size = calloc(SPOOL_PACK_BLOBS, sizeof(*size));
-	if (!p || !off || !size) {
-		free(p);
+	if (!p)
 		return -ENOMEM;
-	}
 	pack_init(p);
 	r = read_pack(s, h->name, p);
 	if (r == 0)
-		r = spool_pack_parse(p->data, p->len, off, size, &n, why, sizeof(why));
+		r = spool_pack_parse(p->data, p->len, p->off, p->size, &n, why, sizeof(why));
 	if (r == 0 && i >= n)
 		r = -EINVAL;
 	memset(res, 0, sizeof(*res));
@@ -340,12 +335,12 @@ static int set_aside(struct spool *s, const struct pack_head *h, unsigned int i,
 		res->state = SPOOL_INTERRUPTED;
 		res->packed = true;
 		res->index = i;
-		res->size = size[i];
+		res->size = p->size[i];
 		res->prev_boot = prev_boot;
 		snprintf(res->name, sizeof(res->name), "%.240s#%u", h->name, i);
 		snprintf(res->final_name, sizeof(res->final_name), "%s", res->name);
-		r = kw_write_file_at(s->fd[SPOOL_INTERRUPTED], res->name, p->data + off[i],
-				     size[i]);
+		r = kw_write_file_at(s->fd[SPOOL_INTERRUPTED], res->name, p->data + p->off[i],
+				     p->size[i]);
 	}
 	if (r == 0)
 		r = kw_fsync_dirfd(s->fd[SPOOL_INTERRUPTED]);
