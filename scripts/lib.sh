@@ -26,6 +26,11 @@ IMAGE_DIR=$KWATCH_CACHE/image$_kw_sfx	# guest disk image and its staging tree
 RUNS_DIR=$KWATCH_CACHE/runs		# one directory per VM run: console log, KTAP
 export CCACHE_DIR=${CCACHE_DIR:-$KWATCH_CACHE/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+# Paths under the cache relative, and the build directory out of the hash:
+# a second cache directory laid out the same (a flavour's build, a second
+# tree under another KWATCH_CACHE) then hits the objects the first compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$KWATCH_CACHE}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
 LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 SERIES_DIR=$KWATCH_TOP/kernel-series
