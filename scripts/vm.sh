@@ -7,7 +7,9 @@
 #                         guest's text and its event stream (readable, through
 #                         kwatchctl) as they arrive, then a summary of the events
 #   vm.sh test SUITES     run the guest suites (comma list or "all"), collect
-#                         their KTAP over virtio-serial, print the summary
+#                         their KTAP over virtio-serial, print the summary;
+#                         KWATCH_TESTS=REGEX runs only the tests whose names
+#                         match (the others are reported skipped)
 #
 # Each run gets a directory under $RUNS_DIR with the console log, the KTAP,
 # the event stream port's output and a throw-away qcow2 overlay of the image.
@@ -165,7 +167,7 @@ cmd_test() {
 	say "booting the guest for suite(s) '$suites' (TCG, $VM_CPUS vCPUs); run dir $run"
 	t0=$(date +%s)
 	last_beat=$t0
-	vm_boot "$run" "kwatch.suite=$suites" test_step reboots
+	vm_boot "$run" "kwatch.suite=$suites${KWATCH_TESTS:+ kwatch.tests=$KWATCH_TESTS}" test_step reboots
 	rc=$VM_RC
 	local secs=$(($(date +%s) - t0))
 

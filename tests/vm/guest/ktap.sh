@@ -11,7 +11,8 @@
 # ktap_reboot_expected first; after the reboot ktap_main runs that test
 # again with KTAP_AFTER_REBOOT=1, appending to its diagnostics, and goes
 # on.  A test during which the guest rebooted without saying so fails, and
-# the tests after it run.
+# the tests after it run.  With KTAP_ONLY set (a bash regular expression),
+# only the tests whose names match it run; the others are reported skipped.
 
 KTAP_TEST_TIMEOUT=${KTAP_TEST_TIMEOUT:-180}
 # A test that needs longer sets KTAP_TIMEOUT_<its function>=SECONDS.
@@ -96,6 +97,10 @@ ktap_main() {
 	for t in "${tests[@]}"; do
 		n=$((n + 1))
 		[ $n -ge "$first" ] || continue
+		if [ -n "${KTAP_ONLY:-}" ] && ! [[ ${t#t_} =~ $KTAP_ONLY ]]; then
+			echo "ok $n - ${t#t_} # SKIP not in kwatch.tests=$KTAP_ONLY"
+			continue
+		fi
 		mode=
 		unset KTAP_AFTER_REBOOT
 		if [ $n -eq "$first" ] && [ -n "$state" ] && [ -s "$state" ]; then
