@@ -22,7 +22,7 @@ KTAP_TIMEOUT_t_reconfigure_under_load=400
 # removed, round after round (in a tracefs instance of the suite's own).
 # Each round each of the three must fire, and the kernel must stay sound.
 t_probes_reregistered_under_load() {
-	local off i I=$TRACE/instances/kw_storm arm ret fn hits narm=0 nret=0 nfn=0 t0
+	local off i I=$TRACE/instances/kw_storm fn hits narm=0 nret=0 nfn=0 t0
 	off=$(line_for test4 | sed -nE 's/^clean_frame\+(0x[0-9a-f]+).*/\1/p')
 	[ -n "$off" ] || fail "no arm point for clean_frame in $KT" || return 1
 	rmdir $I 2>/dev/null
