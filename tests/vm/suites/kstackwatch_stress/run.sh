@@ -1,7 +1,7 @@
 #!/bin/bash
 # Suite "kstackwatch_stress": repeated arm/disarm cycles of KStackWatch,
 # CPU hotplug under a watch, and the benchmark.  Reconfigurations under
-# load are the suite kstackwatch_storm, run only when named.
+# load are the suite kstackwatch_storm.
 . /opt/kwatch/tests/guest/ktap.sh
 
 . /opt/kwatch/tests/guest/kstackwatch.sh
