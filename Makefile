@@ -136,6 +136,14 @@ $(B)/unit/series_workflow: tests/unit/series-workflow.sh tests/unit/check.sh scr
 	sed 's|@TOP@|$(CURDIR)|' $< >$@
 	chmod +x $@
 
+# The kernel's checkstack.pl over the series' objects: no large frames.
+UNIT_TESTS += $(B)/unit/series_stack
+
+$(B)/unit/series_stack: tests/unit/series-stack.sh | kernel-tree
+	@mkdir -p $(@D)
+	sed -e 's|@TOP@|$(CURDIR)|' -e 's|@KSRC@|$(KSRC)|' -e 's|@KBUILD@|$(KWATCH_KBUILD)|' $< >$@
+	chmod +x $@
+
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 

@@ -27,6 +27,7 @@ names_for() {
 	test4) echo clean_frame ;;
 	test5) echo stack_args_test ;;
 	test7) echo 'nested_outer_test buffer[1]' ;;
+	test8) echo held_frame ;;
 	*) return 1 ;;
 	esac
 }

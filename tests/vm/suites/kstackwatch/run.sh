@@ -48,7 +48,7 @@ t_test0_canary_write() {
 	cfg=$(name_line_for test0)
 	expect_eq "test0 by name" "$cfg" "fn=canary_test_write" || return 1
 	run_named 0 "$cfg" || return 1
-	expect_one_report "stack canary of canary_test_write" ksw_watch_fire || return 1
+	expect_one_report "stack canary of canary_test_write" canary_rewrite || return 1
 	since_mark | grep -qF "config: $cfg" || fail "report lacks 'config: $cfg'"
 }
 
@@ -105,7 +105,7 @@ t_v4_lines() {
 	expect_one_report "local variable at sp+[0-9]* of silent_corruption_victim" \
 		silent_corruption_corrupting || return 1
 	run_test 0 "$(line_for test0)" || return 1
-	expect_one_report "stack canary of canary_test_write" ksw_watch_fire
+	expect_one_report "stack canary of canary_test_write" canary_rewrite
 }
 
 # A watch whose probe point cannot be picked, or whose variable is not in
@@ -151,7 +151,7 @@ t_test5_stack_args_call() {
 	pts=$(since_mark | grep -c 'frame release point: stack_args_test+' || true)
 	expect_eq "release points of stack_args_test (its epilogue only)" "$pts" 1 || return 1
 	run_test 5 "$(line_for test5)" || return 1
-	expect_one_report "stack canary of stack_args_test" ksw_watch_fire
+	expect_one_report "stack canary of stack_args_test" canary_rewrite
 }
 
 # Several watches: a write opened for appending (>>) adds one beside the
@@ -169,7 +169,7 @@ t_two_watches() {
 $b" || return 1
 	mark
 	echo test0 >$KT
-	expect_one_report "stack canary of canary_test_write" ksw_watch_fire || return 1
+	expect_one_report "stack canary of canary_test_write" canary_rewrite || return 1
 	mark
 	echo test2 >$KT
 	expect_one_report "local variable at sp+[0-9]* of silent_corruption_victim" \
@@ -194,6 +194,32 @@ $b" || return 1
 	echo >$KSW
 	expect_eq "after the empty write" "$(cat $KSW)" "" || return 1
 	expect_eq "armed after the empty write" "$(stat_of armed_now)" 0
+}
+
+# test0's store lands in test0's own frame, whatever else is armed.  With a
+# watch on held_frame (test8), armed for 10 ms at a time by the module's
+# "hold" kthread sleeping in it, and a second on canary_test_write, 20 test0
+# runs give 20 reports, each on canary_test_write's watch, and held_frame's
+# sleeping frame is never written to (a store to the first armed watch's
+# address, as the self-debug helper of old did, hit that other task's live
+# stack and reported the wrong watch).
+t_test0_beside_armed_frames() {
+	local a b own other
+	a=$(name_line_for test8)
+	b=$(name_line_for test0)
+	echo >$KSW
+	echo "$a" >>$KSW || fail "cannot add '$a'" || return 1
+	echo "$b" >>$KSW || { echo >$KSW; fail "cannot add '$b'"; return 1; }
+	echo "hold on" >$KT || { echo >$KSW; fail "cannot start the hold kthread"; return 1; }
+	mark
+	for _ in $(seq 20); do echo test0 >$KT; done
+	echo "hold off" >$KT
+	echo >$KSW
+	own=$(since_mark | grep -c "watched: stack canary of canary_test_write" || true)
+	other=$(since_mark | grep -c "watched: stack canary of held_frame" || true)
+	echo "20 test0 runs beside an armed, sleeping held_frame: $own reports on canary_test_write, $other on held_frame"
+	expect_eq "reports on the other task's frame" "$other" 0 || return 1
+	expect_eq "reports on test0's own frame" "$own" 20
 }
 
 # A watched function calling another watched function: both active in one
@@ -252,7 +278,7 @@ t_register_limit() {
 	expect_eq "watches listed" "$(grep -c . $KSW)" 3 || { echo >$KSW; echo '-:kw_hold' >>$de; return 1; }
 	mark
 	echo test0 >$KT
-	expect_one_report "stack canary of canary_test_write" ksw_watch_fire || { echo >$KSW; echo '-:kw_hold' >>$de; return 1; }
+	expect_one_report "stack canary of canary_test_write" canary_rewrite || { echo >$KSW; echo '-:kw_hold' >>$de; return 1; }
 	echo '-:kw_hold' >>$de || fail "cannot remove the wprobe" || return 1
 	echo "$(name_line_for test4)" >>$KSW || fail "the fourth watch does not fit once the wprobe is gone" || return 1
 	mark
@@ -371,7 +397,7 @@ t_task_dies_in_watched_function() {
 	# An oops turns tracing off (oops_enter()).
 	echo 1 >$TRACE/tracing_on
 	run_test 0 "$(line_for test0)" || return 1
-	expect_one_report "stack canary of canary_test_write" ksw_watch_fire
+	expect_one_report "stack canary of canary_test_write" canary_rewrite
 }
 
 ktap_main

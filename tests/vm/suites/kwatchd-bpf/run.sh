@@ -124,7 +124,7 @@ catch_case() { # TEST CORRUPTER CALLER
 	echo "$frames" | grep -q "\"$fn\"" || fail "$1: crash frames lack the watched function"
 }
 
-t_catch_canary_write() { catch_case test0 ksw_watch_fire canary_test_write; }
+t_catch_canary_write() { catch_case test0 canary_rewrite canary_test_write; }
 t_catch_canary_overflow() { catch_case test1 canary_test_overflow; }
 t_catch_silent_corruption() { catch_case test2 silent_corruption_corrupting; }
 t_catch_recursive_depth() { catch_case test3 recursive_corruption_test recursive_corruption_test; }
