@@ -6,7 +6,9 @@
  * what a valid input must give: the argument structure inside the input
  * and region 0 starting where it does, every patched pointer inside the
  * input or NULL, every poisoned range inside the input and ending 8-byte
- * aligned.
+ * aligned.  The parser checks that alignment before it patches anything,
+ * so a poisoning refused afterwards (its WARN_ON_ONCE(), see the shim's
+ * bug.h) aborts the run: a valid input must never be left half done.
  */
 #include <errno.h>
 #include <stdint.h>
