@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# checkpatch.pl --strict over every patch of kernel-series/, from the
-# kernel tree itself.  Any error, warning or check fails the run.
+# checkpatch.pl --strict over every patch of kernel-series/ and of
+# kernel-series/test-only/, from the kernel tree itself.  Any error,
+# warning or check fails the run.
 #
 # One refinement: checkpatch asks "does MAINTAINERS need updating?" of any
 # patch that adds a file without touching MAINTAINERS.  We answer it: a
@@ -11,6 +12,8 @@ KW_STEP=checkpatch
 
 mapfile -t patches < <(series_patches)
 [ ${#patches[@]} -gt 0 ] || die "kernel-series/series lists no patches"
+mapfile -t test_only < <(test_only_patches)
+patches+=("${test_only[@]}")
 
 # F: directory and file patterns of MAINTAINERS, as path prefixes.
 covered() {
@@ -31,14 +34,14 @@ for p in "${patches[@]}"; do
 	(cd "$KSRC" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --quiet --show-types \
 		--ignore FILE_PATH_CHANGES "$p") >"$out" 2>&1 || true
 	if [ -s "$out" ]; then
-		echo "== $(basename "$p")"
+		echo "== ${p#"$SERIES_DIR"/}"
 		cat "$out"
 		bad=1
 	fi
 	if ! grep -q '^ MAINTAINERS *|' "$p"; then
 		while read -r f; do
 			covered "$f" && continue
-			echo "== $(basename "$p")"
+			echo "== ${p#"$SERIES_DIR"/}"
 			echo "WARNING:FILE_PATH_CHANGES: $f is added but no MAINTAINERS entry covers it"
 			bad=1
 		done < <(awk '/^diff --git/ {f=$4} /^new file mode/ {sub(/^b\//, "", f); print f}' "$p")
@@ -46,4 +49,4 @@ for p in "${patches[@]}"; do
 done
 rm -f "$out"
 [ $bad -eq 0 ] || die "checkpatch --strict: findings in kernel-series/ (above)"
-say "checkpatch --strict: ${#patches[@]} patches clean"
+say "checkpatch --strict: ${#patches[@]} patches clean (${#test_only[@]} of them test-only)"

@@ -87,23 +87,34 @@ run_logged() {
 	fi
 }
 
+# The test-only patches: applied after the series, for the test kernel
+# only (never for upstream); a commit whose message has this trailer is
+# one, and series.sh export writes it back to $TEST_ONLY_DIR.
+TEST_ONLY_DIR=$SERIES_DIR/test-only
+TEST_ONLY_TRAILER=Kwatch-test-only
+
+# _patch_list DIR: the patches DIR/series names, in order.
+_patch_list() {
+	local p
+	[ -f "$1/series" ] || return 0
+	while read -r p; do
+		case $p in ''|'#'*) continue ;; esac
+		echo "$1/$p"
+	done <"$1/series"
+}
+
 # The hash of everything that defines the patched tree: the series file and
-# the patches it names, in order.
+# the patches it names, in order, then the test-only ones likewise.
 series_hash() {
 	(
-		cd "$SERIES_DIR"
-		cat series
-		while read -r p; do
-			case $p in ''|'#'*) continue ;; esac
-			cat "$p"
-		done <series
+		cat "$SERIES_DIR/series"
+		_patch_list "$SERIES_DIR" | while read -r p; do cat "$p"; done
+		if [ -f "$TEST_ONLY_DIR/series" ]; then
+			cat "$TEST_ONLY_DIR/series"
+			_patch_list "$TEST_ONLY_DIR" | while read -r p; do cat "$p"; done
+		fi
 	) | sha256sum | cut -c1-16
 }
 
-series_patches() {
-	local p
-	while read -r p; do
-		case $p in ''|'#'*) continue ;; esac
-		echo "$SERIES_DIR/$p"
-	done <"$SERIES_DIR/series"
-}
+series_patches() { _patch_list "$SERIES_DIR"; }
+test_only_patches() { _patch_list "$TEST_ONLY_DIR"; }

@@ -3,9 +3,12 @@
 #
 #   series.sh tree    make $KSRC a git tree of the installed linux-source
 #                     (first commit: the pristine tarball, tag kwatch-base)
-#                     with kernel-series/ applied by `git am`
+#                     with kernel-series/ applied by `git am`, then the
+#                     test-only patches of kernel-series/test-only/
 #   series.sh export  turn the commits on top of kwatch-base back into
-#                     kernel-series/NNNN-*.patch and the series file
+#                     kernel-series/NNNN-*.patch and the series file; those
+#                     with the trailer "Kwatch-test-only:" (the last ones)
+#                     into kernel-series/test-only/ and its series file
 #   series.sh reset   throw away local work in $KSRC and re-apply the series
 #   series.sh status  show what the tree holds compared with kernel-series/
 . "$(dirname "$0")/lib.sh"
@@ -64,28 +67,42 @@ unignore_tree() {
 	git_k update-index --skip-worktree .gitignore
 }
 
+# git am one patch, or stop the run naming it (and both versions, when
+# the installed linux-source is not the one the series was made on).
+am_one() {
+	if ! git_k am -q --keep-cr "$1" >/dev/null 2>"$KSRC/.git/kwatch-am.log"; then
+		git_k am --abort >/dev/null 2>&1 || true
+		cat "$KSRC/.git/kwatch-am.log" >&2
+		if [ "$(tree_version)" != "$(base_version)" ]; then
+			die "kernel-series/ was made on linux-source $(base_version) but $(tree_version) is installed, and $(basename "$1") does not apply to it. Rebase the series on $(tree_version) (make kernel-tree, fix, make series-export) or install linux-source $(base_version)."
+		fi
+		die "${1#"$SERIES_DIR"/} does not apply to linux-source $(tree_version)"
+	fi
+}
+
 apply_series() {
-	local h
+	local h n=0 m=0 p
 	h=$(series_hash)
 	git_k am --abort >/dev/null 2>&1 || true
 	git_k update-index --no-skip-worktree .gitignore
 	git_k checkout -q -f -B kwatch kwatch-base
 	git_k clean -q -fdx
 	unignore_tree
-	local n=0 p
 	while read -r p; do
+		am_one "$p"
 		n=$((n + 1))
-		if ! git_k am -q --keep-cr "$p" >/dev/null 2>"$KSRC/.git/kwatch-am.log"; then
-			git_k am --abort >/dev/null 2>&1 || true
-			cat "$KSRC/.git/kwatch-am.log" >&2
-			if [ "$(tree_version)" != "$(base_version)" ]; then
-				die "kernel-series/ was made on linux-source $(base_version) but $(tree_version) is installed, and $(basename "$p") does not apply to it. Rebase the series on $(tree_version) (make kernel-tree, fix, make series-export) or install linux-source $(base_version)."
-			fi
-			die "$(basename "$p") does not apply to linux-source $(tree_version)"
-		fi
 	done < <(series_patches)
+	# The test kernel's own patches, after the series.
+	while read -r p; do
+		am_one "$p"
+		m=$((m + 1))
+	done < <(test_only_patches)
 	echo "$h $(git_k rev-parse HEAD)" >"$STATE"
-	say "applied $n patches from kernel-series/ to linux-source $(tree_version)"
+	if [ $m -gt 0 ]; then
+		say "applied $n patches from kernel-series/ and $m test-only patches from kernel-series/test-only/ to linux-source $(tree_version)"
+	else
+		say "applied $n patches from kernel-series/ to linux-source $(tree_version)"
+	fi
 }
 
 # CI builds a clean clone's series in the same cache as a developer's tree:
@@ -147,27 +164,62 @@ cmd_tree() {
 	apply_series
 }
 
+is_test_only() {
+	[ -n "$(git_k log -1 --format="%(trailers:key=$TEST_ONLY_TRAILER,valueonly)" "$1" | tr -d '[:space:]')" ]
+}
+
+# write_patches RANGE DIR HEADER: the commits of RANGE as DIR/NNNN-*.patch
+# and DIR/series (HEADER its first line), in place of what DIR held; a
+# test-only DIR goes when it has none and no other file.  Prints how many.
+write_patches() {
+	local range=$1 dir=$2 header=$3 tmp n=0 p
+	tmp=$(mktemp -d)
+	git_k format-patch -q --no-signature --zero-commit -N -o "$tmp" "$range"
+	if [ -d "$dir" ]; then
+		find "$dir" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
+		rm -f "$dir/series"
+	fi
+	# The series' own file stays, even empty; test-only/ goes when empty.
+	if [ -n "$(ls -A "$tmp")" ] || [ "$dir" = "$SERIES_DIR" ]; then
+		mkdir -p "$dir"
+		{
+			echo "$header"
+			for p in "$tmp"/*.patch; do
+				[ -e "$p" ] || continue
+				mv "$p" "$dir/"
+				basename "$p"
+				n=$((n + 1))
+			done
+		} >"$dir/series"
+	elif [ -d "$dir" ]; then
+		rmdir "$dir" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+	echo $n
+}
+
 cmd_export() {
 	[ -d "$KSRC/.git" ] || die "no kernel tree: run 'make kernel-tree' first"
 	[ -z "$(git_k status --porcelain --untracked-files=no)" ] ||
 		die "$KSRC has uncommitted changes: commit them (git -C $KSRC commit) and export again"
-	local tmp
-	tmp=$(mktemp -d)
-	git_k format-patch -q --no-signature --zero-commit -N -o "$tmp" kwatch-base..HEAD
-	find "$SERIES_DIR" -maxdepth 1 -name '[0-9][0-9][0-9][0-9]-*.patch' -delete
-	local n=0
-	{
-		echo "# kernel-series: applied in this order by 'git am' on linux-source $(base_version)"
-		for p in "$tmp"/*.patch; do
-			[ -e "$p" ] || continue
-			mv "$p" "$SERIES_DIR/"
-			basename "$p"
-			n=$((n + 1))
-		done
-	} >"$SERIES_DIR/series"
-	rmdir "$tmp" 2>/dev/null || rm -rf "$tmp"
+	# The series, then the test-only commits: they are applied in that
+	# order, so a series commit after a test-only one cannot be exported.
+	local c last=kwatch-base first_test= n m
+	while read -r c; do
+		if is_test_only "$c"; then
+			first_test=${first_test:-$c}
+		elif [ -n "$first_test" ]; then
+			die "commit '$(git_k log -1 --format=%s "$c")' comes after the test-only commit '$(git_k log -1 --format=%s "$first_test")' ($TEST_ONLY_TRAILER: trailer), and the series is applied before the test-only patches: move it before them (git -C $KSRC rebase -i kwatch-base), or give it the trailer if it is test-only too"
+		else
+			last=$c
+		fi
+	done < <(git_k rev-list --reverse kwatch-base..HEAD)
+	n=$(write_patches "kwatch-base..$last" "$SERIES_DIR" \
+		"# kernel-series: applied in this order by 'git am' on linux-source $(base_version)")
+	m=$(write_patches "$last..HEAD" "$TEST_ONLY_DIR" \
+		"# kernel-series/test-only: applied by 'git am' after ../series, for the test kernel only")
 	echo "$(series_hash) $(git_k rev-parse HEAD)" >"$STATE"
-	say "exported $n patches to kernel-series/ (review with git diff, then commit)"
+	say "exported $n patches to kernel-series/ and $m test-only patches to kernel-series/test-only/ (review with git diff, then commit)"
 }
 
 cmd_reset() {
@@ -183,6 +235,7 @@ cmd_status() {
 	[ -f "$STATE" ] && read -r have_h have_c <"$STATE"
 	echo "tree:      $KSRC (linux-source $(tree_version), series made on $(base_version))"
 	echo "series:    $(series_hash) (applied: $have_h)"
+	echo "test-only: $(test_only_patches | wc -l) patches in kernel-series/test-only/, applied after the series"
 	echo "local:     $(git_k rev-list --count "$have_c..HEAD" 2>/dev/null || echo '?') commits not exported"
 	git_k status --short --untracked-files=no
 }

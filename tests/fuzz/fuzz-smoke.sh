@@ -6,8 +6,9 @@ FUZZDIR=@FUZZDIR@
 CORPUS=@CORPUS@
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for h in fuzz_config fuzz_event fuzz_kmsg fuzz_kfuzztest fuzz_stackvars; do
+for h in fuzz_config fuzz_event fuzz_kmsg fuzz_kfuzztest fuzz_kfuzztest_tags fuzz_stackvars; do
 	seeds=$CORPUS/${h#fuzz_}
+	seeds=${seeds%_tags}
 	mkdir -p "$work/$h"
 	[ -d "$seeds" ] && cp -r "$seeds"/. "$work/$h/" 2>/dev/null || true
 	if ! "$FUZZDIR/$h" -max_total_time=8 -max_len=40000 -rss_limit_mb=1024 \

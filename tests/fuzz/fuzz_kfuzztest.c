@@ -5,15 +5,26 @@
  * kfuzztest-shim/.  Beyond ASan/UBSan on the parser itself, it checks
  * what a valid input must give: the argument structure inside the input
  * and region 0 starting where it does, every patched pointer inside the
- * input or NULL, every poisoned range inside the input and ending 8-byte
- * aligned.
+ * input or NULL, every poisoned range inside the input and ending on a
+ * KASAN granule, and a refused input left as it was, byte for byte.  The
+ * parser checks the alignment before it patches anything, so a poisoning
+ * refused afterwards (its WARN_ON_ONCE(), see the shim's bug.h) aborts
+ * the run too.  fuzz_kfuzztest_tags is the same harness for a 16-byte
+ * granule (tag-based KASAN), where regions 8 bytes apart are refused.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/kasan.h>
 #include <linux/kfuzztest.h>
+
+#ifdef CONFIG_KASAN
+#define GRANULE	KASAN_GRANULE_SIZE
+#else
+#define GRANULE	8
+#endif
 
 static const unsigned char *cur_start, *cur_end;
 
@@ -23,7 +34,7 @@ int kasan_poison_range(const void *addr, size_t size)
 
 	if (p < cur_start || p + size > cur_end || size > (size_t)(cur_end - cur_start))
 		abort();
-	if (((uintptr_t)(p + size)) % 8)
+	if (((uintptr_t)(p + size)) % GRANULE)
 		return -EINVAL;
 	return 0;
 }
@@ -36,8 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned char *buf;
 	size_t arg_size = 16, i;
 
-	/* Like kmalloc(): 8-byte aligned, exactly @size bytes for ASan. */
-	buf = aligned_alloc(8, size ? (size + 7) / 8 * 8 : 8);
+	/* Like kmalloc(): granule-aligned, exactly @size bytes for ASan. */
+	buf = aligned_alloc(GRANULE, size ? (size + GRANULE - 1) / GRANULE * GRANULE : GRANULE);
 	if (!buf)
 		return 0;
 	memcpy(buf, data, size);
@@ -46,7 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 16)
 		arg_size = data[size / 2] % 64;
 
-	if (kfuzztest_parse_and_relocate(buf, size, arg_size, &arg) == 0) {
+	if (kfuzztest_parse_and_relocate(buf, size, arg_size, &arg)) {
+		/* Refused: nothing patched. */
+		if (memcmp(buf, data, size))
+			abort();
+	} else {
 		if ((unsigned char *)arg < buf || (unsigned char *)arg + arg_size > buf + size)
 			abort();
 		ra = (const void *)(buf + 8);

@@ -49,6 +49,70 @@ check "-O where it cannot be written" "$("$BRIDGE" -r -O $T/none/p x /dev/zero 2
 	"$T/none/p: No such file or directory
 rc=1"
 
+# -O writes beside PACK and renames over it at the end (issue 29, item 9):
+# a write that fails (here past a file size limit) is an error, exit
+# status 1, and leaves neither PACK nor the file it was written in.
+mkdir -p $T/lim
+rc=$( (trap '' XFSZ; ulimit -f 1; exec "$BRIDGE" -r -s 64 -n 300 -O $T/lim/p.kwpack x /dev/urandom) \
+	2>$T/lim.err; echo $?)
+check "-O past a file size limit: exit status, message" "$rc:$(cat $T/lim.err)" \
+	"1:$T/lim/p.kwpack: File too large"
+check "-O past a file size limit: nothing left in the directory" "$(ls -A $T/lim)" ""
+"$BRIDGE" -r -s 64 -n 300 -O $T/lim/p.kwpack x /dev/urandom
+check "-O: the pack, and nothing else, in the directory" "$(ls -A $T/lim)" "p.kwpack"
+
+# -P: each input's line must fit whole in pstore's pmsg zone, which keeps
+# only the tail of a longer write (issue 29, item 7): the zone is ramoops'
+# pmsg_size (4096 when ramoops is not there to say), rounded down to a
+# power of two, less its 12-byte header.  An input whose line would not
+# fit is recorded by its number only ("-"), with its head.  Inputs of 1900
+# and 3000 bytes (a stream of lengths and bytes, -r), to a target that is
+# a plain file here (-d).
+mkdir -p $T/kft/x
+: >$T/kft/x/input_simple
+pmsg_stream() { # OUT LEN...
+	local out=$1 n
+	shift
+	: >"$out"
+	for n in "$@"; do
+		printf "$(printf '\\x%02x\\x%02x' $(((n - 1) % 256)) $(((n - 1) / 256)))" >>"$out"
+		head -c "$n" /dev/zero | tr '\0' '\253' >>"$out"
+	done
+}
+pmsg_stream $T/pstream 1900 3000
+zone=$(cat /sys/module/ramoops/parameters/pmsg_size 2>/dev/null || echo 4096)
+: >$T/pmsg
+"$BRIDGE" -d $T/kft -r -s 4000 -n 2 -P $T/pmsg x $T/pstream
+check "-P: three lines (two inputs and the end)" "$(wc -l <$T/pmsg)" 3
+check "-P: every line whole in a zone of $zone bytes" \
+	"$(awk -v max=$((zone - 12)) 'length($0) + 1 > max { n++ } END { print n + 0 }' $T/pmsg)" 0
+check "-P: every line has its head" \
+	"$(grep -cE '^kfuzztest-input [0-9a-f-]{36} [0-9]+ x - ([1-9][0-9]* ([0-9a-f]{2})+|[1-9][0-9]* -|end)$' $T/pmsg)" 3
+head1=$(sed -n '1s/^\(\([^ ]* \)\{6\}\).*/\1/p' $T/pmsg)
+want1=$(head -c 1900 /dev/zero | tr '\0' '\253' | od -An -v -tx1 | tr -d ' \n')
+whole2=$(head -c 3000 /dev/zero | tr '\0' '\253' | od -An -v -tx1 | tr -d ' \n')
+# The last field of line N of pmsg, its size and sum (not 6000 characters).
+pmsg_hex() { sed -n "${1}s/.* //p" $T/pmsg | tr -d '\n' | cksum; }
+sum() { printf '%s' "$1" | cksum; }
+want2=$whole2
+[ $((${#head1} + 2 * 1900 + 1)) -le $((zone - 12)) ] || want1=-
+[ $((${#head1} + 2 * 3000 + 1)) -le $((zone - 12)) ] || want2=-
+check "-P: 1900 bytes recorded as they are" "$(pmsg_hex 1)" "$(sum "$want1")"
+check "-P: 3000 bytes recorded as they fit (- if not)" "$(pmsg_hex 2)" "$(sum "$want2")"
+# ramoops' pmsg_size read (64 KiB, 0x10000 as the test VM has it): the
+# 3000 bytes fit.  Only where a mount namespace can be made (root).
+if unshare -m true 2>/dev/null; then
+	: >$T/pmsg
+	unshare -m sh -c "mount -t tmpfs kwatch /sys/module &&
+		mkdir -p /sys/module/ramoops/parameters &&
+		echo 65536 >/sys/module/ramoops/parameters/pmsg_size &&
+		echo 0 >/sys/module/ramoops/parameters/ecc &&
+		exec '$BRIDGE' -d $T/kft -r -s 4000 -n 2 -P $T/pmsg x $T/pstream"
+	check "-P, pmsg_size 65536: 3000 bytes recorded as they are" "$(pmsg_hex 2)" "$(sum "$whole2")"
+else
+	echo "# -P with a pmsg_size: skipped (no mount namespace)"
+fi
+
 # Errors: each names its line and column and exits 1.
 err() { "$BRIDGE" -o $T/e "$1" x "${2:-/dev/zero}" 2>&1; echo "rc=$?"; }
 check "unknown region" "$(err 'foo { u32 ptr[baz] }')" "schema:1:11: no region named 'baz'

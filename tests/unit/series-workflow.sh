@@ -4,7 +4,11 @@
 # that a changed series re-applies on a clean tree, that local work stops
 # a plain run with its message and is left alone, and that
 # KWATCH_SAVE_LOCAL_WORK=1 (what CI sets) keeps that work on a branch and
-# re-applies.  Exits non-zero on the first failure.
+# re-applies; and that test-only patches (kernel-series/test-only/) are
+# applied after the series, exported back apart from it (also after a
+# fixup rebase), hashed with it and checked by checkpatch.sh, and that a
+# series commit after them stops the export.  Exits non-zero if any check
+# failed.
 TOP=@TOP@
 . "$TOP/tests/unit/check.sh"
 
@@ -70,5 +74,65 @@ check "the work is kept on a saved/ branch" \
 check "the branch holds the local commit" \
 	"$(git -C "$K" merge-base --is-ancestor "$head" "$b" && echo yes)" yes
 check "the tree is clean after" "$(git -C "$K" status --porcelain --untracked-files=all | wc -l)" 0
+
+# --- Test-only patches (issue 29, item 14): kernel-series/test-only/,
+# with a series file of its own, applied after the series for the test
+# kernel; a commit whose message has the trailer "Kwatch-test-only:" is
+# one, and series-export writes it back there.
+gk() { git -C "$K" -c user.name=t -c user.email=t@t "$@"; }
+echo "test only" >"$K/testonly"
+gk add testonly
+gk commit -qm "testonly: a change for the test kernel only" -m "Kwatch-test-only: yes"
+rc=0; series export || rc=$?
+check "export: one patch in the series, one test-only" \
+	"$rc:$(grep -vc '^#' "$T/top/kernel-series/series"):$(grep -vc '^#' "$T/top/kernel-series/test-only/series" 2>/dev/null)" "0:1:1"
+check "export: the test-only patch is in test-only/, the series' is unchanged" \
+	"$(cd "$T/top/kernel-series" && ls test-only/*.patch 2>/dev/null):$(cat "$T/top/kernel-series"/0001-*.patch | grep -c testonly)" \
+	"test-only/0001-testonly-a-change-for-the-test-kernel-only.patch:0"
+rc=0; series reset || rc=$?
+check "reset: the series, then the test-only patch" \
+	"$rc:$(gk log --format=%s kwatch-base..HEAD | tr '\n' '|')" \
+	"0:testonly: a change for the test kernel only|file: four|"
+check "reset: both applied" "$(cat "$K/file"):$(cat "$K/testonly")" "four:test only"
+check "reset: says it applied the test-only patch" \
+	"$(grep -c 'and 1 test-only patches from kernel-series/test-only/' "$T/out")" 1
+# A fix of a series patch, squashed in by rebase: the test-only patch
+# stays one.
+echo five >"$K/file"
+gk commit -qa --fixup=HEAD~1
+GIT_SEQUENCE_EDITOR=: gk rebase -q -i --autosquash kwatch-base >/dev/null 2>&1
+rc=0; series export || rc=$?
+check "export after a fixup and rebase: the series has the fix" \
+	"$rc:$(cat "$T/top/kernel-series"/0001-*.patch | grep -c "^+five")" "0:1"
+check "export after a fixup and rebase: the test-only patch stays apart" \
+	"$(grep -vc '^#' "$T/top/kernel-series/series"):$(ls "$T/top/kernel-series/test-only" | tr '\n' ' ')" \
+	"1:0001-testonly-a-change-for-the-test-kernel-only.patch series "
+# A changed test-only patch is a changed series: the tree is made again.
+sed -i 's/^+test only$/+test only, changed/' "$T/top/kernel-series/test-only/0001-testonly-a-change-for-the-test-kernel-only.patch"
+rc=0; series tree || rc=$?
+check "a changed test-only patch re-applies the series" "$rc:$(cat "$K/testonly")" \
+	"0:test only, changed"
+# A series commit after the test-only ones: the export stops and says so.
+echo six >"$K/file"
+gk commit -qam "file: six"
+before=$(cat "$T/top/kernel-series/series" "$T/top/kernel-series"/*.patch | cksum)
+rc=0; series export || rc=$?
+check "a series commit after the test-only ones stops the export" "$rc" 1
+check "the message names the commit and the way out" \
+	"$(grep -c "'file: six' comes after the test-only" "$T/out")" 1
+check "and kernel-series/ is left as it was" \
+	"$(cat "$T/top/kernel-series/series" "$T/top/kernel-series"/*.patch | cksum)" "$before"
+gk reset -q --hard HEAD~1
+# checkpatch covers the test-only patches: a checkpatch.pl that names
+# each patch it is given, as a finding.
+cp "$TOP/scripts/checkpatch.sh" "$T/top/scripts/"
+mkdir -p "$K/scripts"
+printf '#!/bin/sh\necho "checked $*"\n' >"$K/scripts/checkpatch.pl"
+chmod +x "$K/scripts/checkpatch.pl"
+rc=0
+env KWATCH_CACHE=$T/cache "$T/top/scripts/checkpatch.sh" >"$T/out" 2>&1 || rc=$?
+check "checkpatch.sh runs on the series and the test-only patches" \
+	"$rc:$(grep -c '^checked .*kernel-series/0001-file-[a-z]*.patch$' "$T/out"):$(grep -c '^checked .*kernel-series/test-only/0001-testonly-a-change-for-the-test-kernel-only.patch$' "$T/out")" \
+	"1:1:1"
 
 [ $fails -eq 0 ]

@@ -2,6 +2,7 @@
 # Suite "kfuzztest": KFuzzTest targets in the booted guest, fed inputs in
 # the v0 binary format built by kft_blob (guest/kfuzztest.sh): the sample targets'
 # bugs reported by KASAN in the right function, every malformed input
+# refused with EINVAL and no report, a length past its buffer's region
 # refused with EINVAL and no report, a failed constraint visible in the
 # kfuzztest_done trace event, and runs per second through debugfs.
 . /opt/kwatch/tests/guest/ktap.sh
@@ -243,6 +244,48 @@ t_crypto_targets() {
 	grep -c 'kfuzztest_done: target=test_' $T/trace
 	expect_eq "completed runs (3 valid + 60 random)" \
 		"$(grep -c 'kfuzztest_done: target=test_[a-z0-9_]* size=[0-9]* duration_ns=[0-9]* result=0' $T/trace)" 63 || return 1
+	expect_eq "KASAN reports" "$(kasan_reports)" 0
+}
+
+# A length field is a hint to fuzzers, not a promise (issue 29, item 2):
+# an input whose length says more than its buffer's region holds is
+# refused with EINVAL before the code under test runs, not run into a
+# KASAN report that would look like a bug of that code.  An 8-byte buffer
+# whose DER (or record) header announces thousands of bytes, with a length
+# field of 4096 and of 2^63: the structured twins of two FUZZ_TEST_SIMPLE
+# targets (test_pkcs7_parse_message: the ASN.1 decoder would read past
+# the region; test_simple_record) and a FUZZ_TEST() with a LEN
+# (test_rsa_parse_pub_key).  The same inputs with the length the region
+# has still run, to their end.
+t_length_tied_to_region() {
+	local c t buf len err refused=0 ran=0 n=0
+	echo >$T/trace
+	echo 1 >$T/events/kfuzztest/enable
+	mark
+	for c in test_pkcs7_parse_message:30820ff806092a86 test_simple_record:4b57106162636465 \
+		 test_rsa_parse_pub_key:30820ff802820ff0; do
+		t=${c%%:*} buf=${c#*:}
+		for len in 4096 -9223372036854775808 8; do
+			kft_blob $W/len_$t "0:16 24:8" "0:0:1" "$(le64 0)$(le64 $len)$(zeros 8)$buf$(zeros 8)"
+			err=$(feed $t $W/len_$t)
+			n=$((n + 1))
+			case $len:$err in
+			8:) ran=$((ran + 1)) ;;
+			8:*) echo "FAIL: $t, datalen 8: '$err'" ;;
+			*:*'Invalid argument'*) echo "$t, datalen $len, an 8-byte region: EINVAL"
+				refused=$((refused + 1)) ;;
+			*) echo "FAIL: $t, datalen $len, an 8-byte region: '${err:-accepted}'" ;;
+			esac
+		done
+	done
+	echo 0 >$T/events/kfuzztest/enable
+	since_mark | grep -A1 'BUG: KASAN' | head -4
+	expect_eq "lengths past the region refused (of 6)" $refused 6 || return 1
+	expect_eq "lengths the region holds run (of 3)" $ran 3 || return 1
+	expect_eq "kfuzztest_done with result=-22" \
+		"$(grep -c 'kfuzztest_done: target=test_[a-z0-9_]* .* result=-22' $T/trace)" 6 || return 1
+	expect_eq "kfuzztest_done with result=0" \
+		"$(grep -c 'kfuzztest_done: target=test_[a-z0-9_]* .* result=0' $T/trace)" 3 || return 1
 	expect_eq "KASAN reports" "$(kasan_reports)" 0
 }
 
