@@ -76,10 +76,12 @@ static void new_error(const char *tracefs, const char *before, char *reason, siz
 static int trigger(const char *tracefs, const char *instance, const struct kw_trigger *t,
 		   const char *name, bool remove)
 {
-	char path[PATH_MAX], line[320];
+	char path[PATH_MAX], line[320], wprobe[sizeof(KW_WPROBE_GROUP) + KW_NAME_MAX + 1];
 	int r;
 
-	r = kw_trigger_line(t, name, line + 1, sizeof(line) - 2);
+	/* GROUP/NAME: a bare name is refused when another group has one too. */
+	snprintf(wprobe, sizeof(wprobe), "%s/%s", KW_WPROBE_GROUP, name);
+	r = kw_trigger_line(t, wprobe, line + 1, sizeof(line) - 2);
 	if (r < 0)
 		return r;
 	line[0] = '!';

@@ -8,12 +8,19 @@
  *	write "write N": kwt_write_var() stores N to kwt_var;
  *	write "read": kwt_read_var() loads kwt_var;
  *	write "burst N": kwt_burst_var() stores N distinct values;
- *	read: "VALUE BURST_NS", kwt_var and how long the last burst took.
+ *	write "tick US": on every online CPU, a timer every US microseconds
+ *	runs kwt_tick_read(), which loads kwt_var twice ("tick 0" stops them);
+ *	write "hog CPU": takes every free debug register of CPU with
+ *	breakpoints of its own, on a variable nothing touches ("unhog" gives
+ *	them back);
+ *	read: "VALUE BURST_NS HOGS", kwt_var, how long the last burst took and
+ *	how many debug registers are held.
  *
  *   /sys/kernel/debug/kwatch_wprobe/obj
  *	write "alloc": kwt_obj_alloc() kmallocs a 424-byte object;
  *	write "write N": kwt_obj_write() stores N at offset 8 of it;
  *	write "free": kwt_obj_free() kfrees it;
+ *	write "churn N": N times, kwt_obj_alloc() an object and kfree it;
  *	read: "obj=ADDR", the object's address (0 when there is none).
  *
  *   The same file, write "stress N M": a re-point stress, one kthread
@@ -32,10 +39,14 @@
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
+#include <linux/hrtimer.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
@@ -44,6 +55,8 @@
 #define KWT_OBJ_SIZE	424
 #define KWT_MAX_BURST	1000000
 #define KWT_MAX_STRESS	100000
+#define KWT_MIN_TICK_US	10
+#define KWT_MAX_HOG	8
 
 struct kwt_obj {
 	u64 head;
@@ -74,6 +87,94 @@ static noinline void kwt_burst_var(unsigned int n)
 
 	for (i = 1; i <= n; i++)
 		WRITE_ONCE(kwt_var, i);
+}
+
+/* Two loads: a wprobe with a limit of one hit a second trips on one tick. */
+static noinline void kwt_tick_read(void)
+{
+	u64 v = READ_ONCE(kwt_var);
+
+	v += READ_ONCE(kwt_var);
+	barrier_data(&v);
+}
+
+static DEFINE_PER_CPU(struct hrtimer, kwt_tick_timer);
+static ktime_t kwt_tick_period;
+
+static enum hrtimer_restart kwt_tick_fn(struct hrtimer *t)
+{
+	kwt_tick_read();
+	hrtimer_forward_now(t, kwt_tick_period);
+	return HRTIMER_RESTART;
+}
+
+static void kwt_tick_start(void *unused)
+{
+	hrtimer_start(this_cpu_ptr(&kwt_tick_timer), kwt_tick_period,
+		      HRTIMER_MODE_REL_PINNED);
+}
+
+static void kwt_tick_stop(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(per_cpu_ptr(&kwt_tick_timer, cpu));
+}
+
+static int kwt_tick(u64 us)
+{
+	kwt_tick_stop();
+	if (!us)
+		return 0;
+	if (us < KWT_MIN_TICK_US || us > USEC_PER_SEC)
+		return -EINVAL;
+	kwt_tick_period = ns_to_ktime(us * NSEC_PER_USEC);
+	on_each_cpu(kwt_tick_start, NULL, 1);
+	return 0;
+}
+
+/* Debug registers held on one CPU, watching kwt_hog_var (never touched). */
+static struct perf_event *kwt_hog[KWT_MAX_HOG];
+static unsigned int kwt_nhog;
+static u64 kwt_hog_var;
+
+static void kwt_hog_handler(struct perf_event *bp,
+			    struct perf_sample_data *data,
+			    struct pt_regs *regs)
+{
+}
+
+static void kwt_unhog(void)
+{
+	while (kwt_nhog)
+		unregister_hw_breakpoint(kwt_hog[--kwt_nhog]);
+}
+
+static int kwt_hog_cpu(u64 cpu)
+{
+	struct perf_event_attr attr;
+	struct perf_event *bp;
+
+	kwt_unhog();
+	if (cpu >= nr_cpu_ids || !cpu_online(cpu))
+		return -EINVAL;
+	hw_breakpoint_init(&attr);
+	attr.bp_addr = (unsigned long)&kwt_hog_var;
+	attr.bp_len = HW_BREAKPOINT_LEN_8;
+	attr.bp_type = HW_BREAKPOINT_W;
+	while (kwt_nhog < KWT_MAX_HOG) {
+		bp = perf_event_create_kernel_counter(&attr, cpu, NULL,
+						      kwt_hog_handler, NULL);
+		if (IS_ERR(bp)) {
+			if (PTR_ERR(bp) == -ENOSPC && kwt_nhog)
+				return 0;
+			kwt_unhog();
+			return PTR_ERR(bp);
+		}
+		kwt_hog[kwt_nhog++] = bp;
+	}
+	return 0;
 }
 
 static noinline struct kwt_obj *kwt_obj_alloc(void)
@@ -222,6 +323,12 @@ static ssize_t kwt_var_write(struct file *file, const char __user *ubuf,
 		t0 = ktime_get_ns();
 		kwt_burst_var(v);
 		kwt_burst_ns = ktime_get_ns() - t0;
+	} else if (sscanf(buf, "tick %llu", &v) == 1) {
+		ret = kwt_tick(v);
+	} else if (sscanf(buf, "hog %llu", &v) == 1) {
+		ret = kwt_hog_cpu(v);
+	} else if (!strcmp(buf, "unhog")) {
+		kwt_unhog();
 	} else {
 		ret = -EINVAL;
 	}
@@ -232,12 +339,12 @@ static ssize_t kwt_var_write(struct file *file, const char __user *ubuf,
 static ssize_t kwt_var_read(struct file *file, char __user *ubuf,
 			    size_t count, loff_t *ppos)
 {
-	char buf[48];
+	char buf[64];
 	int len;
 
 	mutex_lock(&kwt_lock);
-	len = scnprintf(buf, sizeof(buf), "%llu %llu\n", kwt_read_var(),
-			kwt_burst_ns);
+	len = scnprintf(buf, sizeof(buf), "%llu %llu %u\n", kwt_read_var(),
+			kwt_burst_ns, kwt_nhog);
 	mutex_unlock(&kwt_lock);
 	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
 }
@@ -265,6 +372,11 @@ static ssize_t kwt_obj_write_op(struct file *file, const char __user *ubuf,
 			ret = -EINVAL;
 		else
 			ret = kwt_stress_run(n, m);
+	} else if (sscanf(buf, "churn %u", &n) == 1) {
+		if (n > KWT_MAX_STRESS)
+			ret = -EINVAL;
+		for (m = 0; !ret && m < n; m++)
+			kfree(kwt_obj_alloc());
 	} else if (!strcmp(buf, "alloc")) {
 		if (kwt_obj)
 			ret = -EBUSY;
@@ -306,6 +418,13 @@ static const struct file_operations kwt_obj_fops = {
 
 static int __init kwt_init(void)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		hrtimer_init(per_cpu_ptr(&kwt_tick_timer, cpu), CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_PINNED);
+		per_cpu_ptr(&kwt_tick_timer, cpu)->function = kwt_tick_fn;
+	}
 	kwt_dir = debugfs_create_dir("kwatch_wprobe", NULL);
 	debugfs_create_file("var", 0600, kwt_dir, NULL, &kwt_var_fops);
 	debugfs_create_file("obj", 0600, kwt_dir, NULL, &kwt_obj_fops);
@@ -315,6 +434,8 @@ static int __init kwt_init(void)
 static void __exit kwt_exit(void)
 {
 	debugfs_remove_recursive(kwt_dir);
+	kwt_tick_stop();
+	kwt_unhog();
 	kfree(kwt_obj);
 }
 

@@ -4,8 +4,9 @@
 # watch, the access kinds on a test module's variable, triggers that follow
 # a kmalloc'ed object, coexistence with KStackWatch, running out of debug
 # registers, the reasons error_log gives, a two-CPU re-point stress, CPU
-# hotplug, the hit-storm guard (hits and re-points), and the cost of a
-# watched write.
+# hotplug, the hit-storm guard (hits and re-points), re-points of parked
+# breakpoints (no IPI), creation (parked; refused on a full CPU without a
+# trace), and the cost of a watched write.
 . /opt/kwatch/tests/guest/ktap.sh
 
 T=/sys/kernel/tracing
@@ -230,13 +231,18 @@ el_case() {
 
 # Each refusal says its own reason in error_log: the breakpoint layer's
 # (an address the CPU cannot watch is no "No free hardware breakpoint")
-# and the set_wprobe trigger's.
+# and the set_wprobe trigger's.  A trigger is its wprobe, field and
+# offset; a name two groups have needs its group, and the trigger file
+# shows it.
 t_error_log_reasons() {
 	local trig=$T/events/kmem/kmalloc/trigger
 	reset_tracing
 	echo 'w:kw_el w@0:8' >>$DE || fail "cannot create kw_el" || return 1
 	el_case "CPU entry area address" "The CPU cannot watch this address" \
 		$DE 'w:kw_cea w@0xfffffe0000000000:8' || return 1
+	# r: x86 watches reads only with writes; the address is still refused.
+	el_case "CPU entry area address, r" "The CPU cannot watch this address" \
+		$DE 'w:kw_cea r@0xfffffe0000000000:8' || return 1
 	el_case "no such wprobe" "No wprobe of that name" $trig 'set_wprobe:kw_nosuch:ptr' || return 1
 	el_case "set_wprobe without a field" "set_wprobe needs a field" $trig 'set_wprobe:kw_el' || return 1
 	el_case "no such field" "The event has no field of that name" $trig 'set_wprobe:kw_el:nosuch' || return 1
@@ -246,6 +252,16 @@ t_error_log_reasons() {
 	echo 'set_wprobe:kw_el:ptr' >>$trig || fail "a good trigger refused" || return 1
 	el_case "the same trigger twice" "already has this trigger" $trig 'set_wprobe:kw_el:ptr' || return 1
 	grep -c set_wprobe $trig | grep -qx 1 || fail "triggers: $(cat $trig)" || return 1
+	# A trigger is its wprobe, field and offset: another field is another.
+	echo 'set_wprobe:kw_el:call_site' >>$trig || fail "set_wprobe from a second field refused" || return 1
+	el_case "removing a trigger that is not there" "no such trigger to remove" $trig '!set_wprobe:kw_el:ptr+8' || return 1
+	err=$( (echo '!set_wprobe:kw_el:ptr+8' >>$trig) 2>&1 )
+	echo "$err" | grep -q 'No such file or directory' || fail "removing a missing trigger: want ENOENT, got: $err" || return 1
+	echo 'w:kw_g2/kw_el w@0:8' >>$DE || fail "cannot create kw_g2/kw_el" || return 1
+	el_case "a name in two groups" "give GROUP/WPROBE" $trig 'set_wprobe:kw_el:ptr+16' || return 1
+	echo 'set_wprobe:kw_g2/kw_el:ptr' >>$trig || fail "set_wprobe:GROUP/WPROBE refused" || return 1
+	grep -x 'set_wprobe:wprobes/kw_el:ptr' $trig && grep -qx 'set_wprobe:kw_g2/kw_el:ptr' $trig ||
+		fail "triggers read back as: $(grep wprobe $trig)" || return 1
 	reset_tracing
 }
 
@@ -491,6 +507,134 @@ t_repoint_guard() {
 		fail "wprobe_profile: $(cat $T/wprobe_profile)" || return 1
 	grep -q 'Disarmed: more re-points a second than its limit' $T/error_log ||
 		fail "error_log: $(cat $T/error_log)" || return 1
+	reset_tracing
+}
+
+# ipi_churn N: CAL + IWI interrupts (all CPUs) while kwt_obj_alloc()
+# kmallocs N objects, each re-pointing a set_wprobe.
+ipi_churn() {
+	local c0 w0
+	c0=$(irqs CAL); w0=$(irqs IWI)
+	echo "churn $1" >$OBJ || { echo -1; return; }
+	echo $(($(irqs CAL) - c0 + $(irqs IWI) - w0))
+}
+
+# A set_wprobe on a wprobe whose breakpoints are parked (its event
+# disabled, or disarmed by the hit-storm guard) records the address and
+# moves nothing: the kmallocs that re-point it send no IPI (before, each
+# sent an irq_work self-IPI and a call to every other CPU: the storm the
+# guard stops).  Enabling the event applies the recorded address.
+t_parked_repoint_no_ipi() {
+	local s e n=400 off tripped obj
+	[ "$(nproc)" -ge 2 ] || { skip "needs 2 CPUs"; return; }
+	load_target || return 1
+	reset_tracing
+	read -r s e <<<"$(sym_range kwt_obj_alloc)"
+	[ "$s" != 0x ] && [ "$e" != 0x ] || fail "kwt_obj_alloc not in /proc/kallsyms" || return 1
+	echo 'w1:kw_ipi w@0:8 value=$value' >>$DE || fail "cannot create kw_ipi" || return 1
+	echo "set_wprobe:kw_ipi:ptr+8 if call_site >= $s && call_site < $e" >>$T/events/kmem/kmalloc/trigger ||
+		fail "set_wprobe trigger refused" || return 1
+	off=$(ipi_churn $n)
+	# Recorded while disabled, applied by the enable.
+	echo alloc >$OBJ
+	obj=$(sed -n 's/^obj=\(0x[0-9a-f]*\).*/\1/p' $OBJ)
+	echo 1 >$T/events/wprobes/kw_ipi/enable
+	echo "write 5" >$OBJ
+	echo free >$OBJ
+	hits kw_ipi
+	expect_eq "hits at $obj+8 set while disabled" \
+		"$(hits kw_ipi | grep -c "(kwt_obj_write+0x.*value=0x5$")" 1 || return 1
+	# Limit 1: the second re-point (or a KASAN store into a freed object)
+	# within a second trips the guard.
+	echo "churn 10" >$OBJ
+	grep -q '^ *kw_ipi .* 1 disarmed:' $T/wprobe_profile ||
+		fail "not tripped: $(cat $T/wprobe_profile)" || return 1
+	tripped=$(ipi_churn $n)
+	echo alloc >$OBJ
+	echo 0 >$T/events/wprobes/kw_ipi/enable
+	echo 1 >$T/events/wprobes/kw_ipi/enable
+	echo "write 6" >$OBJ
+	echo free >$OBJ
+	echo 0 >$T/events/wprobes/kw_ipi/enable
+	awk -v o="$off" -v t="$tripped" -v n=$n 'BEGIN {
+		printf "wprobes-bench: IPIs (CAL + IWI) per re-pointing kmalloc, breakpoints parked: %.3f disabled, %.3f disarmed (%d kmallocs each)\n",
+			o / n, t / n, n }'
+	expect_eq "hits at the object set while disarmed, after the re-enable" \
+		"$(hits kw_ipi | grep -c "(kwt_obj_write+0x.*value=0x6$")" 1 || return 1
+	# One in twenty for the guest's own IPIs over the churn.
+	[ "$off" -ge 0 ] && [ "$off" -le $((n / 20)) ] ||
+		fail "$off IPIs for $n kmallocs re-pointing a disabled wprobe" || return 1
+	[ "$tripped" -ge 0 ] && [ "$tripped" -le $((n / 20)) ] ||
+		fail "$tripped IPIs for $n kmallocs re-pointing a disarmed wprobe" || return 1
+	reset_tracing
+}
+
+# A wprobe is created with its breakpoints parked: one never enabled, on
+# an address that a timer on each CPU loads twice every 100 us, counts no
+# hit and never trips, however often it is made (before, each CPU's
+# breakpoint watched the address from its creation until it was parked,
+# and a hit there counted; with a limit of 1, two tripped the guard).
+t_created_parked() {
+	local i n=150 bad=0 line storms warn
+	load_target || return 1
+	reset_tracing
+	echo 1 >$T/events/wprobe/wprobe_storm/enable || fail "no wprobe:wprobe_storm event" || return 1
+	echo "tick 100" >$VAR || fail "cannot start the timers" || return 1
+	for ((i = 1; i <= n; i++)); do
+		echo 'w1:kw_new rw@kwt_var:8' >>$DE || { fail "cannot create kw_new"; break; }
+		line=$(grep '^ *kw_new ' $T/wprobe_profile)
+		if ! [[ $line =~ ^\ *kw_new\ +0\ +1\ off$ ]]; then
+			bad=$((bad + 1))
+			[ $bad -gt 3 ] || echo "creation $i: $line"
+		fi
+		echo '-:kw_new' >>$DE
+	done
+	echo "tick 0" >$VAR
+	storms=$(grep -c 'wprobe_storm: wprobes/kw_new' $T/trace)
+	warn=$(dmesg | grep -c 'wprobes/kw_new: disarmed')
+	echo "created-parked: $n creations of a never-enabled wprobe: $bad with hits, $storms wprobe_storm events, $warn trips in the kernel log"
+	expect_eq "creations with hits" $bad 0 || return 1
+	expect_eq "wprobe_storm events" $storms 0 || return 1
+	reset_tracing
+}
+
+# Creation refused because cpu1 has no free debug register (the module
+# holds them all): each attempt fails with ENOSPC and its error_log reason,
+# and leaves no kernel report, no trip and no KASAN splat (before, cpu0's
+# breakpoint watched the address until parked, so the timer's loads could
+# trip the guard and queue work that ran on the freed wprobe).
+t_create_refused() {
+	local i n=60 err d0 held bad=0 reports
+	[ "$(nproc)" -ge 2 ] || { skip "needs 2 CPUs"; return; }
+	load_target || return 1
+	reset_tracing
+	echo "hog 1" >$VAR || fail "cannot take cpu1's debug registers" || return 1
+	held=$(cut -d' ' -f3 $VAR)
+	echo "debug registers taken on cpu1: $held"
+	echo "tick 100" >$VAR || fail "cannot start the timers" || return 1
+	d0=$(dmesg | wc -l)
+	for ((i = 1; i <= n; i++)); do
+		echo >$T/error_log
+		if err=$( (echo 'w1:kw_nobp rw@kwt_var:8' >>$DE) 2>&1 ); then
+			fail "kw_nobp created with cpu1 full"
+			echo '-:kw_nobp' >>$DE
+			break
+		fi
+		if ! echo "$err" | grep -q 'No space left on device' ||
+			! grep -q 'trace_wprobe: error: No free hardware breakpoint' $T/error_log; then
+			bad=$((bad + 1))
+			[ $bad -gt 3 ] || echo "attempt $i: $err; error_log: $(cat $T/error_log)"
+		fi
+	done
+	echo "tick 0" >$VAR
+	echo unhog >$VAR
+	# Work queued by a trip runs soon after.
+	sleep 1
+	reports=$(dmesg | tail -n +$((d0 + 1)) | grep -E 'BUG:|WARNING:|KASAN|general protection|kw_nobp: disarmed')
+	echo "create-refused: $n attempts with cpu1 full: $bad without ENOSPC and its reason, $(echo -n "$reports" | grep -c .) kernel report lines"
+	[ -z "$reports" ] || { echo "$reports" | head -20; fail "kernel reports during refused creations"; return 1; }
+	expect_eq "attempts without ENOSPC and its reason" $bad 0 || return 1
+	grep -q kw_nobp $DE && fail "dynamic_events lists kw_nobp" && return 1
 	reset_tracing
 }
 
