@@ -14,6 +14,8 @@
 # the tests after it run.
 
 KTAP_TEST_TIMEOUT=${KTAP_TEST_TIMEOUT:-180}
+# KTAP_ONLY="name ...": run only these tests of the suite (names without
+# the t_), e.g. another suite's stress tests nested in the kcsan suite.
 # A test that needs longer sets KTAP_TIMEOUT_<its function>=SECONDS.
 
 # fail MSG: print MSG and fail the test.
@@ -83,6 +85,11 @@ ktap_main() {
 		declare -F "$f"
 	done | sort -k2 -n | awk '{print $1}')
 	shopt -u extdebug
+	if [ -n "${KTAP_ONLY:-}" ]; then
+		mapfile -t tests < <(for t in "${tests[@]}"; do
+			case " $KTAP_ONLY " in *" ${t#t_} "*) echo "$t" ;; esac
+		done)
+	fi
 	if [ -n "$state" ] && [ -s "$state" ]; then
 		# After a reboot: the header and the tests before went out.
 		read -r first failed <"$state"
