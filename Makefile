@@ -139,6 +139,14 @@ $(B)/unit/series_workflow: tests/unit/series-workflow.sh tests/unit/check.sh scr
 	sed 's|@TOP@|$(CURDIR)|' $< >$@
 	chmod +x $@
 
+# make kcsan-test's classifier of KCSAN reports, on a made-up console log.
+UNIT_TESTS += $(B)/unit/kcsan_reports
+
+$(B)/unit/kcsan_reports: tests/unit/kcsan-reports.sh tests/unit/check.sh scripts/kcsan-reports.sh
+	@mkdir -p $(@D)
+	sed 's|@TOP@|$(CURDIR)|' $< >$@
+	chmod +x $@
+
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
