@@ -28,6 +28,7 @@ KMALLOC_TR=$T/events/kmem/kmalloc/trigger
 KFREE_TR=$T/events/kmem/kfree/trigger
 MODDIR=/opt/kwatch/modules
 VAR=$DBG/kwatch_wprobe/var
+OBJ=$DBG/kwatch_wprobe/obj
 CPU1=/sys/devices/system/cpu/cpu1/online
 INPUTS=/opt/kwatch/kfuzztest-inputs
 # An operation that still reaches a new fault point at this N is a failure.
@@ -346,13 +347,34 @@ wp_works() {
 	wp_clean
 }
 
+# The triggers still move a wprobe: set_wprobe on kmalloc points kw_o at
+# the test module's object, a store to it is a hit, and clear_wprobe on
+# kfree points it back at nothing.  (A trigger whose event was left
+# half-enabled by a failed registration is listed but never runs.)
+trig_works() {
+	wp_none || return 1
+	dr_all_free || return 1
+	wp_o_set || fail "cannot add '$SET_TR'" || return 1
+	echo "clear_wprobe:kw_o:ptr+8" >>$KFREE_TR || fail "cannot add clear_wprobe" || return 1
+	echo 1 >$T/events/wprobes/kw_o/enable
+	echo >$T/trace
+	echo alloc >$OBJ || fail "alloc" || return 1
+	grep -q '^w:wprobes/kw_o w@0x0:8' $DE && { fail "set_wprobe did not move kw_o: $(cat $DE)"; return 1; }
+	echo 'write 14' >$OBJ
+	echo free >$OBJ
+	echo 0 >$T/events/wprobes/kw_o/enable
+	grep -q 'kw_o: (kwt_obj_write+0x.*value=0xe$' $T/trace || fail "kw_o recorded no hit: $(grep kw_o: $T/trace)" || return 1
+	grep -q '^w:wprobes/kw_o w@0x0:8' $DE || fail "clear_wprobe did not move kw_o back: $(cat $DE)" || return 1
+	wp_clean
+}
+
 t_wprobe_create() { wp_none && fault_op wprobe_create wp_none wp_state wp_works -a $DE "$WP_F"; }
 t_wprobe_enable() { wp_f && fault_op wprobe_enable wp_f wp_state wp_works $T/events/wprobes/kw_f/enable 1; }
 t_wprobe_remove() { wp_f && fault_op wprobe_remove wp_f wp_state wp_works -a $DE "-:kw_f"; }
-t_set_wprobe_add() { wp_o && fault_op set_wprobe_add wp_o wp_state wp_works -a $KMALLOC_TR "$SET_TR"; }
-t_set_wprobe_remove() { wp_o && fault_op set_wprobe_remove wp_o_set wp_state wp_works -a $KMALLOC_TR "!set_wprobe:kw_o:ptr+8"; }
-t_clear_wprobe_add() { wp_o && fault_op clear_wprobe_add wp_o wp_state wp_works -a $KFREE_TR "clear_wprobe:kw_o:ptr+8"; }
-t_clear_wprobe_remove() { wp_o && fault_op clear_wprobe_remove wp_o_clear wp_state wp_works -a $KFREE_TR "!clear_wprobe:kw_o:ptr+8"; }
+t_set_wprobe_add() { wp_o && fault_op set_wprobe_add wp_o wp_state trig_works -a $KMALLOC_TR "$SET_TR"; }
+t_set_wprobe_remove() { wp_o && fault_op set_wprobe_remove wp_o_set wp_state trig_works -a $KMALLOC_TR "!set_wprobe:kw_o:ptr+8"; }
+t_clear_wprobe_add() { wp_o && fault_op clear_wprobe_add wp_o wp_state trig_works -a $KFREE_TR "clear_wprobe:kw_o:ptr+8"; }
+t_clear_wprobe_remove() { wp_o && fault_op clear_wprobe_remove wp_o_clear wp_state trig_works -a $KFREE_TR "!clear_wprobe:kw_o:ptr+8"; }
 
 # --- KFuzzTest -----------------------------------------------------------
 
