@@ -178,9 +178,12 @@ fault_op() {
 	[ $n -le $MAX_N ] || { echo "FAIL: $name: a fault point still reached at N=$MAX_N"; bad=$((bad + 1)); }
 	# Where the fault points failed, and what the operation returned.
 	echo "$name: the fault points, by the place the allocation failed (the first frames above it):"
-	awk '{ split($4, s, "="); split($2, r, "="); k = s[2] " -> rc " r[2]
-	       if (!(k in ns)) o[m++] = k; ns[k] = ns[k] (ns[k] == "" ? "" : ",") substr($1, 3) }
-	     END { for (i = 0; i < m; i++) printf "    %s: N=%s\n", o[i], ns[o[i]] }' "$log"
+	awk 'function flush(k) { if (k in from) ns[k] = ns[k] (ns[k] == "" ? "" : ",") from[k] (last[k] > from[k] ? "-" last[k] : "") }
+	     { split($4, s, "="); split($2, r, "="); k = s[2] " -> rc " r[2]; n = substr($1, 3) + 0
+	       if (!(k in from)) { o[m++] = k; from[k] = n }
+	       else if (n != last[k] + 1) { flush(k); from[k] = n }
+	       last[k] = n }
+	     END { for (i = 0; i < m; i++) { flush(o[i]); printf "    %s: N=%s\n", o[i], ns[o[i]] } }' "$log"
 	l=$(leaks)
 	if [ -n "$l" ]; then
 		echo "$name: kmemleak: $(echo "$l" | wc -l) unreferenced objects:"
