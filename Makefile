@@ -60,7 +60,8 @@ include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
-	debug-test vm run bench stream-profile clean fresh-check install deb deb-test FORCE
+	debug-test kcsan-test fault-test vm run bench stream-profile clean fresh-check install deb \
+	deb-test FORCE
 
 help:
 	@echo "make test            everything: host checks, then the VM suites (SUITE=name[,name] picks suites)"
@@ -69,6 +70,8 @@ help:
 	@echo "make bench           run the measuring VM suites; figures also in build/bench-report.txt"
 	@echo "make stream-profile  kwatchd's event path on the host beside a bare writer, and its perf profile"
 	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
+	@echo "make kcsan-test      the stress suites on a KCSAN kernel, its races classified (KWATCH_FLAVOR=kcsan; KCSAN_SUITE=)"
+	@echo "make fault-test      every control operation with its Nth allocation failed, N=1,2,..; kmemleak (KWATCH_FLAVOR=fault)"
 	@echo "make install         kwatchd, kwatchctl, kfuzztest-bridge, kfuzztest-fuzz, units, config and docs (DESTDIR=, PREFIX=/usr)"
 	@echo "make deb             the kwatch .deb (debhelper) in build/deb/"
 	@echo "make deb-test        kernel and kwatch packages installed by apt into a plain bookworm VM, booted, checked"
@@ -144,6 +147,14 @@ $(B)/unit/series_stack: tests/unit/series-stack.sh | kernel-tree
 	sed -e 's|@TOP@|$(CURDIR)|' -e 's|@KSRC@|$(KSRC)|' -e 's|@KBUILD@|$(KWATCH_KBUILD)|' $< >$@
 	chmod +x $@
 
+# make kcsan-test's classifier of KCSAN reports, on a made-up console log.
+UNIT_TESTS += $(B)/unit/kcsan_reports
+
+$(B)/unit/kcsan_reports: tests/unit/kcsan-reports.sh tests/unit/check.sh scripts/kcsan-reports.sh
+	@mkdir -p $(@D)
+	sed 's|@TOP@|$(CURDIR)|' $< >$@
+	chmod +x $@
+
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
@@ -161,6 +172,22 @@ vm-test: image
 DEBUG_SUITE ?= kstackwatch,kstackwatch_stress
 debug-test:
 	@$(MAKE) --no-print-directory vm-test KWATCH_FLAVOR=debug SUITE=$(DEBUG_SUITE)
+
+# KCSAN (issue 29, item 10): the kcsan suite (the stress suites nested)
+# and the storm, each in a boot of the KCSAN kernel; every KCSAN report is
+# classified, series' or 6.1's, into build/kcsan-report.txt.
+KCSAN_SUITE ?= kcsan
+kcsan-test:
+	@$(MAKE) --no-print-directory image KWATCH_FLAVOR=kcsan
+	@KWATCH_FLAVOR=kcsan KCSAN_SUITE=$(KCSAN_SUITE) scripts/kcsan-test.sh
+
+# Fault injection (issue 29, item 11): the fault suite on the fault
+# kernel (fail-nth, kmemleak, lockdep; KASAN on).  Hours of TCG: the
+# suite's loops are long, so the VM's time limit is too.
+FAULT_SUITE ?= fault
+fault-test:
+	@$(MAKE) --no-print-directory vm-test KWATCH_FLAVOR=fault SUITE=$(FAULT_SUITE) \
+		KWATCH_VM_TIMEOUT=$${KWATCH_VM_TIMEOUT:-14400}
 
 test: kernel-tree host $(UNIT_TESTS)
 	@$(MAKE) --no-print-directory image

@@ -12,7 +12,21 @@ config_inputs() {
 	{ cat "${KCONFIG_FRAGMENTS[@]}"; series_hash; } | sha256sum | cut -c1-16
 }
 
-# Every CONFIG_X=v line of the fragments must be in the final .config, and
+# The fragments' lines that decide: of the lines about one symbol, the
+# last one (a flavour's fragment overrides kwatch.config, as merge_config.sh
+# merges them), in the order the symbols first appear.
+effective_lines() {
+	cat "${KCONFIG_FRAGMENTS[@]}" | awk '
+	/^CONFIG_[A-Za-z0-9_]+=/ { s = $0; sub(/=.*/, "", s) }
+	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { s = $2 }
+	/^CONFIG_[A-Za-z0-9_]+=|^# CONFIG_[A-Za-z0-9_]+ is not set$/ {
+		if (!(s in line)) order[n++] = s
+		line[s] = $0
+	}
+	END { for (i = 0; i < n; i++) print line[order[i]] }'
+}
+
+# Every CONFIG_X=v line that decides must be in the final .config, and
 # every "# CONFIG_X is not set" must not be enabled there.
 verify_config() {
 	local bad=0 line sym
@@ -33,7 +47,7 @@ verify_config() {
 			fi
 			;;
 		esac
-	done < <(cat "${KCONFIG_FRAGMENTS[@]}")
+	done < <(effective_lines)
 	[ $bad -eq 0 ] || die "${KCONFIG_FRAGMENTS[*]##*/} do not survive Kconfig (missing dependencies?)"
 }
 

@@ -8,13 +8,16 @@ KWATCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KWATCH_CACHE=${KWATCH_CACHE:-/var/cache/kwatch}
 KWATCH_JOBS=${KWATCH_JOBS:-$(($(nproc) + 1))}
 
-# KWATCH_FLAVOR=debug builds and boots the debug kernel (the fragment
-# kernel-series/kwatch-debug.config on top: lockdep and friends) in build
-# and image directories of its own, so the two never rebuild each other.
+# KWATCH_FLAVOR=NAME builds and boots a kernel flavour: the fragment
+# kernel-series/kwatch-NAME.config on top of kwatch.config, in build and
+# image directories of its own, so that flavours never rebuild each other.
+#   debug  lockdep and friends (make debug-test)
+#   kcsan  KCSAN instead of KASAN (make kcsan-test)
+#   fault  fault injection (fail-nth) and kmemleak, lockdep (make fault-test)
 KWATCH_FLAVOR=${KWATCH_FLAVOR:-}
 case $KWATCH_FLAVOR in
-'' | debug) ;;
-*) printf 'error: KWATCH_FLAVOR=%s: only "debug" or empty\n' "$KWATCH_FLAVOR" >&2; exit 1 ;;
+'' | debug | kcsan | fault) ;;
+*) printf 'error: KWATCH_FLAVOR=%s: only "debug", "kcsan", "fault" or empty\n' "$KWATCH_FLAVOR" >&2; exit 1 ;;
 esac
 _kw_sfx=${KWATCH_FLAVOR:+-$KWATCH_FLAVOR}
 
@@ -42,6 +45,13 @@ KCONFIG_FRAGMENTS=("$KCONFIG_FRAGMENT")
 # same here, so a package build and a plain build never relink each other.
 KMAKE=(make -C "$KSRC" O="$KBUILD" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc"
 	KBUILD_BUILD_VERSION=1)
+# KCSAN leaves out whole directories that hold series code (kernel/trace/
+# and arch/x86/kernel/, for recursion and boot-hang reasons of their own):
+# the series' files there are instrumented all the same, or a race between
+# two of their accesses could never be seen.  (Both hw_breakpoint.o, the
+# x86 one and kernel/events/'s, which is instrumented anyway.)
+[ "$KWATCH_FLAVOR" != kcsan ] ||
+	KMAKE+=(KCSAN_SANITIZE_trace_wprobe.o=y KCSAN_SANITIZE_hw_breakpoint.o=y)
 
 _kw_t0=${_kw_t0:-$(date +%s)}
 export _kw_t0

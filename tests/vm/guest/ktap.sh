@@ -98,7 +98,7 @@ ktap_main() {
 		n=$((n + 1))
 		[ $n -ge "$first" ] || continue
 		if [ -n "${KTAP_ONLY:-}" ] && ! [[ ${t#t_} =~ $KTAP_ONLY ]]; then
-			echo "ok $n - ${t#t_} # SKIP not in kwatch.tests=$KTAP_ONLY"
+			echo "ok $n - ${t#t_} # SKIP not selected ($KTAP_ONLY)"
 			continue
 		fi
 		mode=

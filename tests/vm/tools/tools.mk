@@ -70,6 +70,14 @@ $(B)/guest/opt/kwatch/kfuzztest-targets.txt: $(B)/host/kfuzztest-list FORCE | mo
 
 GUEST_TARGETS += $(B)/guest/opt/kwatch/kfuzztest-targets.txt
 
+# The series' function names in the kernel the image boots, for the fault
+# suite to tell the series' leaks from 6.1's (scripts/series-functions.sh).
+$(B)/guest/opt/kwatch/series-functions.txt: FORCE | modules
+	@mkdir -p $(@D)
+	@scripts/series-functions.sh >$@.tmp && mv $@.tmp $@
+
+GUEST_TARGETS += $(B)/guest/opt/kwatch/series-functions.txt
+
 # Where the packages put them, for kwatchd's generate = yes (fuzz.d).
 $(B)/guest/usr/bin/kfuzztest-bridge: $(B)/guest/opt/kwatch/bin/kfuzztest-bridge
 	@mkdir -p $(@D)
