@@ -42,30 +42,29 @@ if [ "$suites" = all ]; then
 		"$(ls "$B"/deb/kwatch_*_amd64.deb)" || rc_deb=$?
 fi
 
-vm_ktap=$(readlink -f "$B/last-vm-run")/ktap.txt
+# subtest N NAME RC KTAP: tier N's results nested, then its verdict.
+subtest() {
+	echo "    # Subtest: $2"
+	[ -f "$4" ] && sed 's/^/    /' "$4"
+	if [ "$3" -eq 0 ]; then echo "ok $1 - $2"; else echo "not ok $1 - $2"; fi
+}
+
+# A tier's run directory's KTAP, from the link vm.sh left to it.
+run_ktap() { echo "$(readlink -f "$B/$1" 2>/dev/null)/ktap.txt"; }
+
 {
 	echo "KTAP version 1"
 	echo "1..$((2 + storm_tier + deb_tier))"
-	echo "    # Subtest: host"
-	sed 's/^/    /' "$B/check.ktap"
-	[ $rc_host -eq 0 ] && echo "ok 1 - host" || echo "not ok 1 - host"
-	echo "    # Subtest: vm"
-	[ -f "$vm_ktap" ] && sed 's/^/    /' "$vm_ktap"
-	[ $rc_vm -eq 0 ] && echo "ok 2 - vm" || echo "not ok 2 - vm"
+	subtest 1 host $rc_host "$B/check.ktap"
+	subtest 2 vm $rc_vm "$(run_ktap last-vm-run)"
 	n=2
 	if [ $storm_tier -eq 1 ]; then
 		n=$((n + 1))
-		echo "    # Subtest: storm"
-		storm_ktap=$(readlink -f "$B/last-storm-run" 2>/dev/null)/ktap.txt
-		[ -f "$storm_ktap" ] && sed 's/^/    /' "$storm_ktap"
-		[ $rc_storm -eq 0 ] && echo "ok $n - storm" || echo "not ok $n - storm"
+		subtest $n storm $rc_storm "$(run_ktap last-storm-run)"
 	fi
 	if [ $deb_tier -eq 1 ]; then
 		n=$((n + 1))
-		echo "    # Subtest: deb"
-		deb_ktap=$(readlink -f "$B/last-deb-run" 2>/dev/null)/ktap.txt
-		[ -f "$deb_ktap" ] && sed 's/^/    /' "$deb_ktap"
-		[ $rc_deb -eq 0 ] && echo "ok $n - deb" || echo "not ok $n - deb"
+		subtest $n deb $rc_deb "$(run_ktap last-deb-run)"
 	fi
 } >"$B/test.ktap"
 echo "== make test: host and VM tiers together (KTAP: $B/test.ktap)"
