@@ -63,8 +63,7 @@ int spool_batch_enable(struct spool *s, const char *pmsg)
 	return 0;
 }
 
-/* A pwrite() whole, or -errno. */
-static int pwrite_all(int fd, const void *buf, size_t len, off_t off)
+int spool_pwrite_all(int fd, const void *buf, size_t len, off_t off)
 {
 	ssize_t n = pwrite(fd, buf, len, off);
 
@@ -84,6 +83,7 @@ int spool_record(struct spool *s, int fd, off_t base, uint64_t id, unsigned int 
 	unsigned int first = i, n = 0;
 	char line[192];
 	int len = 0, r;
+	ssize_t w;
 
 	if (prev && st == ENTRY_STARTED && i > 0) {
 		first = i - 1;
@@ -97,7 +97,7 @@ int spool_record(struct spool *s, int fd, off_t base, uint64_t id, unsigned int 
 		len += snprintf(line + len, sizeof(line) - len, "= %d\n", result);
 	else
 		len += snprintf(line + len, sizeof(line) - len, "%s\n", word[st]);
-	r = pwrite_all(fd, e, n * sizeof(e[0]), base + first * sizeof(e[0]));
+	r = spool_pwrite_all(fd, e, n * sizeof(e[0]), base + first * sizeof(e[0]));
 	if (r < 0)
 		return r;
 	if (s->pmsg_fd < 0) {
@@ -109,9 +109,11 @@ int spool_record(struct spool *s, int fd, off_t base, uint64_t id, unsigned int 
 	/* pmsg takes the lines whole or fails.  Without the start line a
 	 * crash in this write could not be told from the others: the blob
 	 * is not written then (its caller retries it later). */
-	if (write(s->pmsg_fd, line, len) != len)
-		return errno ? neg_errno() : -EIO;
-	return 0;
+	w = write(s->pmsg_fd, line, len);
+	if (w < 0)
+		return neg_errno();
+	/* Cut short: errno says nothing of it. */
+	return w == len ? 0 : -EIO;
 }
 
 /*
@@ -224,7 +226,7 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 	memcpy(p->magic, PROGRESS_MAGIC, sizeof(p->magic));
 	p->id = b->id;
 	p->n = n;
-	r = pwrite_all(s->prog_fd, p, sizeof(*p), 0);
+	r = spool_pwrite_all(s->prog_fd, p, sizeof(*p), 0);
 	/* One sync for the claims, the blobs' data and the header. */
 	if (r == 0 && syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
 		r = neg_errno();
@@ -402,9 +404,7 @@ int spool_batch_recover(struct spool *s, bool prev_boot, const char *pmsg,
 	}
 forget:
 	p->id = 0;
-	if (pwrite(fd, &p->id, sizeof(p->id), offsetof(struct progress, id)) < 0)
-		return neg_errno();
-	return 0;
+	return spool_pwrite_all(fd, &p->id, sizeof(p->id), offsetof(struct progress, id));
 }
 
 /* Append the pmsg-* records of @dir, and of its subdirectories when

@@ -24,6 +24,8 @@ void spool_input_close(struct spool *s);
 int spool_finish_sync(struct spool *s, const char *name, int result, struct spool_result *ret,
 		      bool sync);
 int spool_write_errno(struct spool *s, const char *final, int err, const char *why, bool sync);
+/* A pwrite() whole: 0, -errno, or -EIO when it is cut short. */
+int spool_pwrite_all(int fd, const void *buf, size_t len, off_t off);
 /* Settle what inflight/.progress and the previous boot's pmsg say about
  * the last batch: what ran leaves for done/ or rejected/ (cb), what never
  * ran goes back to the queue; the blob in flight is left in inflight/

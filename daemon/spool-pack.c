@@ -256,12 +256,12 @@ int spool_pack_claim(struct spool *s, struct spool_pack *p, const char *name,
 			unsigned int i;
 
 			for (i = 0; r == 0 && i < p->n; i += 64)
-				if (pwrite(p->fd, none, (p->n - i < 64 ? p->n - i : 64) * sizeof(none[0]),
-					   ENTRY_OFF + i * sizeof(none[0])) < 0)
-					r = neg_errno();
+				r = spool_pwrite_all(p->fd, none,
+						     (p->n - i < 64 ? p->n - i : 64) * sizeof(none[0]),
+						     ENTRY_OFF + i * sizeof(none[0]));
 		}
-		if (r == 0 && pwrite(p->fd, &h, sizeof(h), 0) != sizeof(h))
-			r = errno ? neg_errno() : -EIO;
+		if (r == 0)
+			r = spool_pwrite_all(p->fd, &h, sizeof(h), 0);
 		/* One sync for the claim, the pack's data and its record. */
 		if (r == 0 && syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
 			r = neg_errno();
@@ -307,9 +307,7 @@ static int forget(int fd)
 {
 	uint64_t zero = 0;
 
-	if (pwrite(fd, &zero, sizeof(zero), offsetof(struct pack_head, id)) < 0)
-		return neg_errno();
-	return 0;
+	return spool_pwrite_all(fd, &zero, sizeof(zero), offsetof(struct pack_head, id));
 }
 
 /* Blob @i of the pack recorded in @h, as its own file interrupted/PACK#i. */
@@ -393,7 +391,10 @@ int spool_pack_recover(struct spool *s, bool prev_boot, const char *pmsg,
 			cb(&res, ud);
 	}
 	/* What recovery learnt, on the disk before the pack goes on. */
-	if (pwrite(fd, e, h.n * sizeof(*e), ENTRY_OFF) < 0 || fdatasync(fd) < 0)
+	r = spool_pwrite_all(fd, e, h.n * sizeof(*e), ENTRY_OFF);
+	if (r < 0)
+		return r;
+	if (fdatasync(fd) < 0)
 		return neg_errno();
 	if (kw_strlcpy(keep, h.name, keep_len) < 0)
 		return -ENAMETOOLONG;

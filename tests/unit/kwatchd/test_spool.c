@@ -1061,6 +1061,49 @@ static void pack_pruned_with_results(void **state)
 	free(p);
 }
 
+/* A pmsg record cut short (here RLIMIT_FSIZE; a full pmsg zone) is -EIO,
+ * not whatever errno an earlier call left. */
+static void short_record_is_eio(void **state)
+{
+	char dir[256], pmsg[256];
+	struct spool_batch *b = calloc(1, sizeof(*b));
+	struct rlimit rl, low;
+	unsigned int unfit;
+	struct spool s;
+	bool ours;
+	int r;
+
+	(void)state;
+	assert_non_null(b);
+	snprintf(dir, sizeof(dir), "%s/spool/short", root);
+	snprintf(pmsg, sizeof(pmsg), "%s/pmsg", root);
+	fclose(fopen(input_of(), "w"));
+	fclose(fopen(pmsg, "w"));
+	assert_int_equal(spool_open(&s, dir, input_of(), 1), 0);
+	assert_int_equal(spool_recover(&s, "boot-a", NULL, NULL), 0);
+	assert_int_equal(spool_batch_enable(&s, pmsg), 0);
+	put(dir, "a", "1");
+	assert_int_equal(spool_batch_claim(&s, b, 1, &unfit), 0);
+	assert_int_equal(b->n, 1);
+	/* Room for the entry in inflight/.progress (bytes 24 to 32), not for
+	 * the whole pmsg line (39 bytes at offset 0). */
+	signal(SIGXFSZ, SIG_IGN);
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &rl), 0);
+	low = rl;
+	low.rlim_cur = 35;
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &low), 0);
+	errno = EXDEV;
+	r = spool_batch_exec(&s, b, 0, &ours);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &rl), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	assert_int_equal(r, -EIO);
+	assert_true(ours);
+	assert_int_equal(spool_batch_finish(&s, b), 0);
+	assert_true(exists(dir, ".", "a"));
+	spool_close(&s);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1095,6 +1138,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pack_recovered_after_kill_and_crash, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(pack_pruned_with_results, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(short_record_is_eio, tmpdir_setup,
 						tmpdir_teardown),
 	};
 
