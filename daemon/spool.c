@@ -219,9 +219,12 @@ int spool_recover_pmsg(struct spool *s, const char *boot_id, const char *pmsg,
 	DIR *d;
 	int err, r = 0;
 
-	/* The boot id of the last recovery, "" if none is recorded. */
+	/* The boot id of the last recovery, "" if none is recorded.  The
+	 * producers may write the directory: only a regular file is read,
+	 * never through a symlink nor by an open that waits (a FIFO), and
+	 * anything else is replaced below. */
 	snprintf(stamp, sizeof(stamp), "%s/.boot", s->dir);
-	if (kw_read_file(stamp, 64, &last, NULL) < 0 && !(last = strdup("")))
+	if (kw_read_regular(stamp, 64, &last, NULL) < 0 && !(last = strdup("")))
 		return -ENOMEM;
 	last[strcspn(last, "\n")] = '\0';
 	/* Claimed after the last recovery, by the daemon it started. */

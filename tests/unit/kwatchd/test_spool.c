@@ -1061,6 +1061,85 @@ static void pack_pruned_with_results(void **state)
 	free(p);
 }
 
+/* Run fn(arg) in a child: true if it exits 0 within @sec seconds; a
+ * child still running then (blocked in an open) is killed: false. */
+static bool in_child(int (*fn)(void *), void *arg, unsigned int sec)
+{
+	unsigned int i;
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(fn(arg));
+	for (i = 0; i < sec * 100; i++) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		assert_true(w >= 0);
+		if (w == pid)
+			return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		usleep(10000);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	print_message("child still running after %u s: killed\n", sec);
+	return false;
+}
+
+static int recover_b(void *arg)
+{
+	struct spool *s = arg;
+	struct spool_result res = { 0 };
+	int r;
+
+	r = spool_recover(s, "boot-b", on_recovered, &res);
+	if (r < 0) {
+		fprintf(stderr, "spool_recover: %s\n", strerror(-r));
+		return 1;
+	}
+	return res.prev_boot ? 2 : 0;
+}
+
+/* <dir>/.boot is in the producers' directory: a FIFO there does not hang
+ * the start-up, a symlink is not followed (no boot recorded, then), and
+ * either is replaced by the daemon's own file. */
+static void boot_stamp_not_followed(void **state)
+{
+	char dir[256], path[512], other[512], *text = NULL;
+	struct spool s;
+	struct stat st;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/stamp", root);
+	fclose(fopen(input_of(), "w"));
+	assert_int_equal(spool_open(&s, dir, input_of(), 1), 0);
+	snprintf(path, sizeof(path), "%s/.boot", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_true(in_child(recover_b, &s, 3));
+	assert_int_equal(recover_b(&s), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(kw_read_file(path, 100, &text, NULL), 0);
+	assert_string_equal(text, "boot-b");
+	free(text);
+
+	/* A symlink to a file naming another boot. */
+	snprintf(other, sizeof(other), "%s/elsewhere", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, other, "boot-a", 6), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(other, path), 0);
+	put(dir, "one", "1");
+	assert_int_equal(spool_claim(&s, "one"), 0);
+	assert_int_equal(recover_b(&s), 0);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(kw_read_file(other, 100, &text, NULL), 0);
+	assert_string_equal(text, "boot-a");
+	free(text);
+	spool_close(&s);
+}
+
 /* A pmsg record cut short (here RLIMIT_FSIZE; a full pmsg zone) is -EIO,
  * not whatever errno an earlier call left. */
 static void short_record_is_eio(void **state)
@@ -1138,6 +1217,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pack_recovered_after_kill_and_crash, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(pack_pruned_with_results, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(boot_stamp_not_followed, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(short_record_is_eio, tmpdir_setup,
 						tmpdir_teardown),

@@ -485,9 +485,9 @@ t_daemon_killed_in_write_report_tied() {
 # A wprobe followed by BPF: a burst bigger than the ring buffer while the
 # daemon is stopped gives a lost record; delivered + lost = emitted.
 # A crash loop: six blobs that each oops in the daemon's write.  Each
-# start sets aside the blob it died in, so the spool empties: the unit
-# has no start limit to stop it half way (systemd's default, 5 starts in
-# 10 s, would), and the daemon is active at the end with every blob in
+# start sets aside the blob it died in, so the spool empties: the unit's
+# start limit (60 starts in 10 min) does not stop it half way (systemd's
+# default, 5 starts in 10 s, would), and the daemon is active at the end with every blob in
 # interrupted/ and nothing queued.
 t_crash_loop_empties_the_spool() {
 	local kft=/var/lib/kwatchd/test/kft sp=$SPOOLS/crashy i n0 n
