@@ -231,10 +231,10 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 	if (r == 0 && syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
 		r = neg_errno();
 	if (r < 0) {
-		/* Not claimed after all: back to the queue, as they were. */
+		/* Not claimed after all: back to the queue (under a free
+		 * name if one of theirs came meanwhile), as they were. */
 		for (i = 0; i < n; i++)
-			renameat2(s->fd[SPOOL_INFLIGHT], b->name[i], s->fd[SPOOL_QUEUED],
-				  b->name[i], RENAME_NOREPLACE);
+			spool_move(s, b->name[i], SPOOL_INFLIGHT, SPOOL_QUEUED, NULL, 0, false);
 		b->n = 0;
 	}
 	return r;
@@ -253,6 +253,10 @@ int spool_batch_exec(struct spool *s, struct spool_batch *b, unsigned int i, boo
 	s->synced = true;
 	r = spool_exec(s, b->name[i], &b->size[i], ours);
 	s->synced = false;
+	/* No blob after all (swapped before its claim): why, for its .errno. */
+	if (s->unfit)
+		snprintf(b->res[i].why, sizeof(b->res[i].why), "%s", s->unfit);
+	s->unfit = NULL;
 	if (r < 0 && *ours) {
 		/* Never written: claimed again, it goes back to the queue. */
 		record(s, b, i, ENTRY_CLAIMED);
@@ -274,8 +278,9 @@ static int move_ran(struct spool *s, const char *name, int result, struct spool_
 	/* Moved on an earlier try: only the record of why is left. */
 	if (res->moved)
 		return res->state == SPOOL_REJECTED ?
-		       spool_write_errno(s, res->final_name, result, NULL, sync) : 0;
-	r = spool_finish_sync(s, name, result, res, sync);
+		       spool_write_errno(s, res->final_name, result,
+					 res->why[0] ? res->why : NULL, sync) : 0;
+	r = spool_finish_sync(s, name, result, res->why, res, sync);
 	res->size = size;
 	return r;
 }

@@ -20,9 +20,10 @@ int spool_move(struct spool *s, const char *name, enum spool_state a, enum spool
 	       char *final, size_t n, bool sync);
 /* Close the input a batch kept open. */
 void spool_input_close(struct spool *s);
-/* spool_finish(), its syncs only when @sync (a batch syncs once). */
-int spool_finish_sync(struct spool *s, const char *name, int result, struct spool_result *ret,
-		      bool sync);
+/* spool_finish(), with @why (NULL: none) in the .errno of a rejected blob,
+ * its syncs only when @sync (a batch syncs once). */
+int spool_finish_sync(struct spool *s, const char *name, int result, const char *why,
+		      struct spool_result *ret, bool sync);
 int spool_write_errno(struct spool *s, const char *final, int err, const char *why, bool sync);
 /* A pwrite() whole: 0, -errno, or -EIO when it is cut short. */
 int spool_pwrite_all(int fd, const void *buf, size_t len, off_t off);

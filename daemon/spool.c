@@ -138,6 +138,9 @@ static int move(struct spool *s, const char *name, enum spool_state a, enum spoo
 	return spool_move(s, name, a, b, final, n, true);
 }
 
+static int refuse(struct spool *s, enum spool_state from, const char *name, const char *why,
+		  struct spool_result *ret);
+
 bool spool_blob_name(const struct dirent *de)
 {
 	return de->d_name[0] != '.' && (de->d_type == DT_REG || de->d_type == DT_UNKNOWN);
@@ -245,11 +248,23 @@ int spool_recover_pmsg(struct spool *s, const char *boot_id, const char *pmsg,
 		struct spool_result res = { .state = SPOOL_INTERRUPTED };
 		struct stat st;
 
-		if (!spool_blob_name(de) || strcmp(de->d_name, pack) == 0)
+		if (de->d_name[0] == '.' || strcmp(de->d_name, pack) == 0)
 			continue;
+		if (fstatat(s->fd[SPOOL_INFLIGHT], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;	/* gone meanwhile */
+		if (!S_ISREG(st.st_mode)) {
+			/* Swapped in for a blob before its claim: no blob, and
+			 * nothing may be left of its name here. */
+			r = refuse(s, SPOOL_INFLIGHT, de->d_name, spool_unfit_reason(st.st_mode),
+				   &res);
+			if (r < 0)
+				break;
+			if (cb)
+				cb(&res, ud);
+			continue;
+		}
 		snprintf(res.name, sizeof(res.name), "%s", de->d_name);
-		if (fstatat(s->fd[SPOOL_INFLIGHT], de->d_name, &st, 0) == 0)
-			res.size = st.st_size;
+		res.size = st.st_size;
 		res.prev_boot = prev_boot;
 		r = move(s, de->d_name, SPOOL_INFLIGHT, SPOOL_INTERRUPTED, res.final_name,
 			 sizeof(res.final_name));
@@ -317,16 +332,14 @@ int spool_claim(struct spool *s, const char *name)
 
 int spool_unclaim(struct spool *s, const char *name)
 {
+	char final[NAME_MAX + 1] = "";
 	int r;
 
-	if (renameat2(s->fd[SPOOL_INFLIGHT], name, s->fd[SPOOL_QUEUED], name,
-		      RENAME_NOREPLACE) < 0)
-		return neg_errno();
-	if (s->count[SPOOL_INFLIGHT])
+	/* A blob of its name queued meanwhile: it goes back under a free
+	 * name, not left in inflight/ for its namesake's claim to fail on. */
+	r = spool_move(s, name, SPOOL_INFLIGHT, SPOOL_QUEUED, final, sizeof(final), true);
+	if (final[0] && s->count[SPOOL_INFLIGHT])
 		s->count[SPOOL_INFLIGHT]--;
-	r = kw_fsync_dirfd(s->fd[SPOOL_QUEUED]);
-	if (r == 0)
-		r = kw_fsync_dirfd(s->fd[SPOOL_INFLIGHT]);
 	return r;
 }
 
@@ -407,7 +420,17 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 
 	/* Until the kernel has the blob, a failure is ours. */
 	*ours = true;
-	bfd = openat(s->fd[SPOOL_INFLIGHT], name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	s->unfit = NULL;
+	/* Its type was looked at before the claim: a producer may have
+	 * renamed a FIFO, a device or a symlink over it since.  No producer
+	 * writes inflight/, so what is there now is what gets opened; still,
+	 * no open that waits or follows a link. */
+	if (fstatat(s->fd[SPOOL_INFLIGHT], name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return neg_errno();
+	if (!S_ISREG(st.st_mode))
+		goto unfit;
+	bfd = openat(s->fd[SPOOL_INFLIGHT], name,
+		     O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (bfd < 0) {
 		/* ELOOP: a symlink, EACCES: a producer's file the daemon may
 		 * not read; the producer's mistake, not ours. */
@@ -416,6 +439,8 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 	}
 	if (fstat(bfd, &st) < 0)
 		return neg_errno();
+	if (!S_ISREG(st.st_mode))
+		goto unfit;
 	if (st.st_size > KW_BLOB_MAX) {
 		*ours = false;
 		return -EFBIG;
@@ -441,6 +466,11 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 	if (ret_size)
 		*ret_size = len;
 	return spool_write_blob(s, buf, len, ours);
+unfit:
+	/* Refused unread, as the scan refuses it (spool_finish() says why). */
+	s->unfit = spool_unfit_reason(st.st_mode);
+	*ours = false;
+	return -EINVAL;
 }
 
 /* rejected/FINAL.errno: "ERRNO strerror[: why]". */
@@ -463,14 +493,18 @@ static int write_errno(struct spool *s, const char *final, int err, const char *
 	return spool_write_errno(s, final, err, why, true);
 }
 
-int spool_finish_sync(struct spool *s, const char *name, int result, struct spool_result *ret,
-		      bool sync)
+int spool_finish_sync(struct spool *s, const char *name, int result, const char *why,
+		      struct spool_result *ret, bool sync)
 {
 	enum spool_state st = result < 0 ? SPOOL_REJECTED : SPOOL_DONE;
+	char reason[sizeof(ret->why)];
 	int r;
 
+	/* @why may be ret's own, which is cleared now. */
+	snprintf(reason, sizeof(reason), "%s", result < 0 && why ? why : "");
 	memset(ret, 0, sizeof(*ret));
 	snprintf(ret->name, sizeof(ret->name), "%s", name);
+	memcpy(ret->why, reason, sizeof(ret->why));
 	ret->state = st;
 	ret->err = result < 0 ? result : 0;
 	r = spool_move(s, name, SPOOL_INFLIGHT, st, ret->final_name, sizeof(ret->final_name),
@@ -480,13 +514,17 @@ int spool_finish_sync(struct spool *s, const char *name, int result, struct spoo
 	/* Moved: only the record of why is left to write. */
 	ret->moved = true;
 	if (r == 0 && st == SPOOL_REJECTED)
-		r = spool_write_errno(s, ret->final_name, result, NULL, sync);
+		r = spool_write_errno(s, ret->final_name, result, ret->why[0] ? ret->why : NULL,
+				      sync);
 	return r;
 }
 
 int spool_finish(struct spool *s, const char *name, int result, struct spool_result *ret)
 {
-	return spool_finish_sync(s, name, result, ret, true);
+	const char *why = s->unfit;
+
+	s->unfit = NULL;
+	return spool_finish_sync(s, name, result, why, ret, true);
 }
 
 int spool_finish_again(struct spool *s, struct spool_result *ret)
@@ -498,7 +536,7 @@ int spool_finish_again(struct spool *s, struct spool_result *ret)
 		size_t size = ret->size;
 
 		snprintf(name, sizeof(name), "%s", ret->name);
-		r = spool_finish(s, name, ret->err, ret);
+		r = spool_finish_sync(s, name, ret->err, ret->why, ret, true);
 		ret->size = size;
 		return r;
 	}
@@ -569,7 +607,9 @@ int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigne
 	return kw_keep_newest(s->fd[st], keep, &ops, &k, removed, left);
 }
 
-int spool_refuse(struct spool *s, const char *name, const char *why, struct spool_result *ret)
+/* Entry NAME of state @from, no blob, to rejected/ unread, with why. */
+static int refuse(struct spool *s, enum spool_state from, const char *name, const char *why,
+		  struct spool_result *ret)
 {
 	int r;
 
@@ -578,11 +618,16 @@ int spool_refuse(struct spool *s, const char *name, const char *why, struct spoo
 	snprintf(ret->why, sizeof(ret->why), "%s", why);
 	ret->state = SPOOL_REJECTED;
 	ret->err = -EINVAL;
-	r = move(s, name, SPOOL_QUEUED, SPOOL_REJECTED, ret->final_name, sizeof(ret->final_name));
+	r = move(s, name, from, SPOOL_REJECTED, ret->final_name, sizeof(ret->final_name));
 	if (r < 0 && !ret->final_name[0])
 		return r;
 	ret->moved = true;
 	return r < 0 ? r : write_errno(s, ret->final_name, -EINVAL, why);
+}
+
+int spool_refuse(struct spool *s, const char *name, const char *why, struct spool_result *ret)
+{
+	return refuse(s, SPOOL_QUEUED, name, why, ret);
 }
 
 int spool_created(struct spool *s, const char *name, struct spool_result *ret)

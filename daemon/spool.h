@@ -62,6 +62,9 @@ struct spool {
 	 * the offset alone): 1 kept in input_fd, -1 not a debugfs file (a
 	 * fresh open each time), 0 not known yet. */
 	int input_fd, input_kept;
+	/* Why the last spool_exec() refused its blob unread (no regular
+	 * file: swapped in between the scan and the claim), else NULL. */
+	const char *unfit;
 };
 
 
@@ -113,7 +116,8 @@ int spool_open_group(struct spool *s, const char *dir, const char *input, unsign
 		     gid_t group, char *why, size_t why_len);
 void spool_close(struct spool *s);
 
-/* Move every blob found in inflight/ to interrupted/; calls cb for each.
+/* Move every blob found in inflight/ to interrupted/, and anything there
+ * that is no regular file to rejected/ (with why); calls cb for each.
  * boot_id (NULL: not known) is this boot's, kept in <dir>/.boot. */
 int spool_recover(struct spool *s, const char *boot_id,
 		  void (*cb)(const struct spool_result *, void *), void *ud);
@@ -132,9 +136,12 @@ int spool_refuse(struct spool *s, const char *name, const char *why, struct spoo
  * in place.  Returns 1 (refused, *ret filled), 0 (not for us), or -errno. */
 int spool_created(struct spool *s, const char *name, struct spool_result *ret);
 int spool_claim(struct spool *s, const char *name);
-/* Put a claimed blob back in the queue, as if never claimed. */
+/* Put a claimed blob back in the queue, as if never claimed (under a free
+ * name if one of its name was queued meanwhile). */
 int spool_unclaim(struct spool *s, const char *name);
-/* Write the claimed blob; returns 0 or a negative errno.  *ours is set
+/* Write the claimed blob; returns 0 or a negative errno; an entry that is
+ * no regular file (swapped in before the claim) is -EINVAL, never opened
+ * for long nor followed, and s->unfit says why.  *ours is set
  * when the failure is the daemon's own (no descriptor, no memory, a disk
  * error reading the blob), not the kernel's verdict on the blob: such a
  * blob is not to be rejected but retried. */

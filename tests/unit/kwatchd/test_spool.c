@@ -1087,6 +1087,112 @@ static bool in_child(int (*fn)(void *), void *arg, unsigned int sec)
 	return false;
 }
 
+static int exec_swapped(void *arg)
+{
+	struct spool *s = arg;
+	size_t size = 0;
+	bool ours = true;
+	int r;
+
+	r = spool_exec(s, "x", &size, &ours);
+	if (r != -EINVAL || ours) {
+		fprintf(stderr, "spool_exec: %d (%s), ours %d\n", r, strerror(-r), ours);
+		return 1;
+	}
+	return 0;
+}
+
+/* An entry swapped for a FIFO between the check of its type and its claim
+ * (a producer renames one over the blob) is refused unread: the open does
+ * not block, and it goes to rejected/ saying what it is. */
+static void exec_refuses_swapped_fifo(void **state)
+{
+	char dir[256], path[512], *text = NULL;
+	struct spool_result res;
+	struct spool s;
+	int r;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/swap", root);
+	fclose(fopen(input_of(), "w"));
+	assert_int_equal(spool_open(&s, dir, input_of(), 1), 0);
+	put(dir, "x", "blob");
+	assert_int_equal(spool_claim(&s, "x"), 0);
+	snprintf(path, sizeof(path), "%s/inflight/x", dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	assert_true(in_child(exec_swapped, &s, 3));
+	/* The same in this process, then to rejected/ with why. */
+	assert_int_equal(exec_swapped(&s), 0);
+	assert_int_equal(spool_finish(&s, "x", -EINVAL, &res), 0);
+	assert_int_equal(res.state, SPOOL_REJECTED);
+	assert_non_null(strstr(res.why, "FIFO"));
+	snprintf(path, sizeof(path), "%s/rejected/x.errno", dir);
+	assert_int_equal(kw_read_file(path, 200, &text, NULL), 0);
+	assert_non_null(strstr(text, "FIFO"));
+	free(text);
+	/* A symlink there is refused the same way, not followed. */
+	put(dir, "y", "blob");
+	assert_int_equal(spool_claim(&s, "y"), 0);
+	snprintf(path, sizeof(path), "%s/inflight/y", dir);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink(input_of(), path), 0);
+	{
+		size_t size;
+		bool ours = true;
+
+		r = spool_exec(&s, "y", &size, &ours);
+		assert_int_equal(r, -EINVAL);
+		assert_false(ours);
+	}
+	assert_int_equal(spool_finish(&s, "y", r, &res), 0);
+	assert_non_null(strstr(res.why, "symbolic link"));
+	spool_close(&s);
+}
+
+/* What recovery finds in inflight/ that is no blob (a FIFO, a symlink) is
+ * moved out too, to rejected/ with why: a later blob of the same name is
+ * claimed, not refused EEXIST for good.  A blob put back in the queue
+ * where one of its name has arrived meanwhile goes under a free name. */
+static void recovery_clears_odd_inflight(void **state)
+{
+	char dir[256], path[512], *text = NULL;
+	struct recovered rec = { 0 };
+	struct spool_result res;
+	struct spool s;
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/spool/odd", root);
+	fclose(fopen(input_of(), "w"));
+	assert_int_equal(spool_open(&s, dir, input_of(), 1), 0);
+	snprintf(path, sizeof(path), "%s/inflight/f", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/inflight/l", dir);
+	assert_int_equal(symlink(input_of(), path), 0);
+	assert_int_equal(spool_recover(&s, "boot-a", on_recovered_all, &rec), 0);
+	assert_false(exists(dir, "inflight", "f"));
+	assert_false(exists(dir, "inflight", "l"));
+	assert_true(exists(dir, "rejected", "f"));
+	assert_int_equal(rec.n, 2);
+	assert_int_equal(rec.res[0].state, SPOOL_REJECTED);
+	snprintf(path, sizeof(path), "%s/rejected/f.errno", dir);
+	assert_int_equal(kw_read_file(path, 200, &text, NULL), 0);
+	assert_non_null(strstr(text, "FIFO"));
+	free(text);
+	put(dir, "f", "blob");
+	assert_int_equal(spool_step(&s, &res), 0);
+	assert_string_equal(res.name, "f");
+	assert_int_equal(res.state, SPOOL_DONE);
+
+	put(dir, "u", "one");
+	assert_int_equal(spool_claim(&s, "u"), 0);
+	put(dir, "u", "two");
+	assert_int_equal(spool_unclaim(&s, "u"), 0);
+	assert_false(exists(dir, "inflight", "u"));
+	assert_true(exists(dir, ".", "u") && exists(dir, ".", "u.1"));
+	spool_close(&s);
+}
+
 static int recover_b(void *arg)
 {
 	struct spool *s = arg;
@@ -1217,6 +1323,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(pack_recovered_after_kill_and_crash, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(pack_pruned_with_results, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(exec_refuses_swapped_fifo, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(recovery_clears_odd_inflight, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(boot_stamp_not_followed, tmpdir_setup,
 						tmpdir_teardown),
