@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
+#include <sys/epoll.h>
 #include <time.h>
 
 #include "kwatchd.h"
@@ -149,9 +149,15 @@ static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 		}
 		return r;
 	}
-	r = spool_claim(&z->spool, name);
-	if (r < 0)
-		return r;
+	r = spool_claim_blob(&z->spool, name, res);
+	if (r != 0) {
+		/* Made in place (found before its event was read): refused. */
+		if (r < 0 && res->moved) {
+			z->res = *res;
+			z->unfinished = true;
+		}
+		return r < 0 ? r : 0;
+	}
 	snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir, spool_dir_name[SPOOL_INFLIGHT],
 		 name);
 	kwd_tie(d, z->file.fuzz.target, name, path);
@@ -530,25 +536,32 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
+/* A file the spool refused as written in place (set aside, if not its
+ * .errno). */
+static void on_refused(const struct spool_result *res, void *ud)
+{
+	struct fuzz_rt *z = ud;
+
+	result_event(z->d, z, res);
+}
+
 /* A rename (or link) into the spool queues a blob; a file created there
- * is refused at once, before anything can read it half-written. */
-static int on_spool_change(sd_event_source *s, const struct inotify_event *e, void *userdata)
+ * is refused at once, before anything can read it half-written (and, if
+ * a scan finds it first, at its claim: spool_settle() either way). */
+static int on_spool_change(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct fuzz_rt *z = userdata;
 	int enabled = SD_EVENT_OFF;
+	int r;
 
 	(void)s;
-	if (e->mask & IN_CREATE && !(e->mask & IN_ISDIR) && e->len) {
-		struct spool_result res;
-		int r = spool_created(&z->spool, e->name, &res);
-
-		if (r > 0 || (r < 0 && res.moved))
-			result_event(z->d, z, &res);	/* set aside, if not its .errno */
-		if (r < 0) {
-			log_warning_errno(r, "fuzz %s: cannot set aside %s, written in place: %m",
-					  z->file.fuzz.target, e->name);
-			stall(z, r);
-		}
+	(void)fd;
+	(void)revents;
+	r = spool_settle(&z->spool);
+	if (r < 0) {
+		log_warning_errno(r, "fuzz %s: cannot set aside a file written in place: %m",
+				  z->file.fuzz.target);
+		stall(z, r);
 	}
 	sd_event_source_get_enabled(z->timer, &enabled);
 	if (enabled == SD_EVENT_OFF)
@@ -679,8 +692,9 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 	r = sd_event_add_time_relative(d->ev, &z->timer, CLOCK_MONOTONIC, 0, 1000, on_timer, z);
 	if (r < 0)
 		goto fail;
-	r = sd_event_add_inotify(d->ev, &z->inotify, dir, IN_MOVED_TO | IN_CREATE,
-				 on_spool_change, z);
+	z->spool.on_refused = on_refused;
+	z->spool.refused_ud = z;
+	r = sd_event_add_io(d->ev, &z->inotify, z->spool.ino_fd, EPOLLIN, on_spool_change, z);
 	if (r < 0)
 		goto fail;
 	tmp = realloc(d->fuzz, (d->n_fuzz + 1) * sizeof(*tmp));

@@ -180,6 +180,43 @@ static int scan(struct spool *s, struct spool_batch *b, unsigned int max, unsign
 	return 0;
 }
 
+/* The claimed that were made in place (or are not known whole) are
+ * refused, out of the batch, before it is recorded. */
+static int settle(struct spool *s, struct spool_batch *b, struct progress *p)
+{
+	const char *why[SPOOL_BATCH_MAX];
+	unsigned int i, n = 0;
+	int r;
+
+	r = spool_settle_claimed(s, b->name, b->n, why);
+	if (r == -ENOMEM) {
+		for (i = 0; i < b->n; i++)
+			spool_move(s, b->name[i], SPOOL_INFLIGHT, SPOOL_QUEUED, NULL, 0, false);
+		b->n = 0;
+		return r;
+	}
+	for (i = 0; i < b->n; i++) {
+		struct spool_result res;
+
+		if (why[i]) {
+			r = spool_refuse_from(s, SPOOL_INFLIGHT, b->name[i], why[i], &res);
+			if (res.moved && s->on_refused)
+				s->on_refused(&res, s->refused_ud);
+			if (!res.moved)
+				spool_move(s, b->name[i], SPOOL_INFLIGHT, SPOOL_QUEUED, NULL, 0,
+					   false);
+			continue;
+		}
+		if (n != i) {
+			memcpy(b->name[n], b->name[i], sizeof(b->name[n]));
+			memcpy(p->name[n], p->name[i], sizeof(p->name[n]));
+		}
+		n++;
+	}
+	b->n = n;
+	return 0;
+}
+
 int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 		      unsigned int *unfit)
 {
@@ -221,6 +258,10 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 	if (!n)
 		return r;
 	s->count[SPOOL_INFLIGHT] += n;
+	r = settle(s, b, p);
+	if (r < 0 || !b->n)
+		return r;
+	n = b->n;
 	if (getrandom(&b->id, sizeof(b->id), 0) != sizeof(b->id) || !b->id)
 		b->id = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ s->count[SPOOL_INFLIGHT];
 	memcpy(p->magic, PROGRESS_MAGIC, sizeof(p->magic));

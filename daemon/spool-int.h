@@ -4,6 +4,7 @@
 #define KW_SPOOL_INT_H
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -18,6 +19,14 @@ const char *spool_unfit_reason(mode_t m);
 DIR *spool_opendir(struct spool *s, enum spool_state st, int *err);
 int spool_move(struct spool *s, const char *name, enum spool_state a, enum spool_state b,
 	       char *final, size_t n, bool sync);
+/* Entry NAME of state @from, no blob, to rejected/ unread, with why. */
+int spool_refuse_from(struct spool *s, enum spool_state from, const char *name, const char *why,
+		      struct spool_result *ret);
+/* spool_settle(), and for each of the @n entries just claimed (now in
+ * inflight/) why it is to be refused (made in place, or not known whole),
+ * NULL for a blob. */
+int spool_settle_claimed(struct spool *s, char (*claimed)[NAME_MAX + 1], unsigned int n,
+			 const char **why);
 /* Close the input a batch kept open. */
 void spool_input_close(struct spool *s);
 /* spool_finish(), with @why (NULL: none) in the .errno of a rejected blob,

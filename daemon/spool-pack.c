@@ -221,6 +221,21 @@ int spool_pack_claim(struct spool *s, struct spool_pack *p, const char *name,
 		return neg_errno();
 	s->count[SPOOL_INFLIGHT]++;
 	snprintf(p->name, sizeof(p->name), "%s", name);
+	{
+		char claimed[1][NAME_MAX + 1];
+		const char *unfit;
+
+		/* A pack made in place is refused as a blob is. */
+		snprintf(claimed[0], sizeof(claimed[0]), "%s", name);
+		r = spool_settle_claimed(s, claimed, 1, &unfit);
+		if (r == -ENOMEM) {
+			release(p);
+			spool_move(s, name, SPOOL_INFLIGHT, SPOOL_QUEUED, NULL, 0, false);
+			return r;
+		}
+		if (unfit)
+			return reject(s, p, name, -EINVAL, unfit, rej);
+	}
 	r = read_pack(s, name, p);
 	if (r == -EFBIG || r == -EINVAL) {
 		snprintf(why, sizeof(why), r == -EFBIG ? "a pack of more than %d bytes" :

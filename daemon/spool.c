@@ -3,8 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <linux/magic.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -22,6 +25,15 @@ const char *const spool_dir_name[_SPOOL_STATE_MAX] = {
 	[SPOOL_INTERRUPTED] = "interrupted",
 };
 
+/* CLOCK_REALTIME, as file times are (coarse, as they are), in ns. */
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 int spool_open_group(struct spool *s, const char *dir, const char *input, unsigned int repeat,
 		     gid_t group, char *why, size_t why_len)
 {
@@ -31,6 +43,7 @@ int spool_open_group(struct spool *s, const char *dir, const char *input, unsign
 	s->prog_fd = -1;
 	s->pmsg_fd = -1;
 	s->input_fd = -1;
+	s->ino_fd = -1;
 	why[0] = '\0';
 	for (i = 0; i < _SPOOL_STATE_MAX; i++)
 		s->fd[i] = -1;
@@ -47,6 +60,14 @@ int spool_open_group(struct spool *s, const char *dir, const char *input, unsign
 	r = kw_check_dir_owner(s->fd[SPOOL_QUEUED], group, why, why_len);
 	if (r < 0)
 		goto fail_r;
+	/* From now on each file made in the queue is seen made: those there
+	 * already are taken as whole. */
+	s->ino_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (s->ino_fd < 0 ||
+	    inotify_add_watch(s->ino_fd, dir, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR |
+			      IN_DONT_FOLLOW) < 0)
+		goto fail;
+	s->settled_ns = now_ns();
 	for (i = 1; i < _SPOOL_STATE_MAX; i++) {
 		if (mkdirat(s->fd[SPOOL_QUEUED], spool_dir_name[i], 0700) < 0 && errno != EEXIST)
 			goto fail;
@@ -97,6 +118,9 @@ void spool_close(struct spool *s)
 	s->prog_fd = -1;
 	s->pmsg_fd = -1;
 	spool_input_close(s);
+	if (s->ino_fd >= 0)
+		close(s->ino_fd);
+	s->ino_fd = -1;
 
 	for (i = 0; i < _SPOOL_STATE_MAX; i++) {
 		if (s->fd[i] >= 0)
@@ -137,9 +161,6 @@ static int move(struct spool *s, const char *name, enum spool_state a, enum spoo
 {
 	return spool_move(s, name, a, b, final, n, true);
 }
-
-static int refuse(struct spool *s, enum spool_state from, const char *name, const char *why,
-		  struct spool_result *ret);
 
 bool spool_blob_name(const struct dirent *de)
 {
@@ -255,8 +276,8 @@ int spool_recover_pmsg(struct spool *s, const char *boot_id, const char *pmsg,
 		if (!S_ISREG(st.st_mode)) {
 			/* Swapped in for a blob before its claim: no blob, and
 			 * nothing may be left of its name here. */
-			r = refuse(s, SPOOL_INFLIGHT, de->d_name, spool_unfit_reason(st.st_mode),
-				   &res);
+			r = spool_refuse_from(s, SPOOL_INFLIGHT, de->d_name,
+					      spool_unfit_reason(st.st_mode), &res);
 			if (r < 0)
 				break;
 			if (cb)
@@ -328,6 +349,170 @@ int spool_claim(struct spool *s, const char *name)
 			r = kw_fsync_dirfd(s->fd[SPOOL_QUEUED]);
 		return r;
 	}
+}
+
+/* Written since the last events read (with a second's slack: file times
+ * are coarse), when an overflow lost those of its making. */
+static bool unsure(struct spool *s, const struct stat *st)
+{
+	int64_t m = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+
+	return S_ISREG(st->st_mode) && st->st_nlink == 1 && m >= s->settled_ns - 1000000000;
+}
+
+/* An event after @off in the @len bytes of @buf renames NAME in. */
+static bool moved_in_later(const char *buf, size_t off, size_t len, const char *name)
+{
+	const struct inotify_event *e = (const void *)(buf + off);
+
+	for (off += sizeof(*e) + e->len; off < len; off += sizeof(*e) + e->len) {
+		e = (const void *)(buf + off);
+		if (e->mask & IN_MOVED_TO && e->len && strcmp(e->name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void report_refused(struct spool *s, const struct spool_result *res)
+{
+	if (s->on_refused)
+		s->on_refused(res, s->refused_ud);
+}
+
+/* After an overflow: the queue's entries not known whole, refused. */
+static int refuse_unsure(struct spool *s)
+{
+	struct spool_result res;
+	struct dirent *de;
+	int err, r = 0;
+	DIR *d;
+
+	d = spool_opendir(s, SPOOL_QUEUED, &err);
+	if (!d)
+		return err;
+	while ((de = readdir(d))) {
+		struct stat st;
+		int k;
+
+		if (spool_not_queued(de->d_name) ||
+		    fstatat(s->fd[SPOOL_QUEUED], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !unsure(s, &st))
+			continue;
+		k = spool_refuse_from(s, SPOOL_QUEUED, de->d_name, SPOOL_UNSURE, &res);
+		if (k == -ENOENT)
+			continue;
+		if (res.moved)
+			report_refused(s, &res);
+		if (k < 0 && !r)
+			r = k;
+	}
+	closedir(d);
+	return r;
+}
+
+int spool_settle_claimed(struct spool *s, char (*claimed)[NAME_MAX + 1], unsigned int n,
+			 const char **why)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	bool overflow = false, *made = NULL;
+	unsigned int i;
+	int r = 0;
+
+	for (i = 0; i < n; i++)
+		why[i] = NULL;
+	if (s->ino_fd < 0)
+		return 0;
+	if (n) {
+		made = calloc(n, sizeof(*made));
+		if (!made)
+			return -ENOMEM;
+	}
+	for (;;) {
+		const struct inotify_event *e;
+		ssize_t len = read(s->ino_fd, buf, sizeof(buf));
+		size_t off;
+
+		if (len < 0 && errno == EINTR)
+			continue;
+		if (len < 0 && errno != EAGAIN)
+			r = neg_errno();
+		if (len <= 0)
+			break;
+		for (off = 0; off < (size_t)len; off += sizeof(*e) + e->len) {
+			struct spool_result res;
+			int k;
+
+			e = (const void *)(buf + off);
+			if (e->mask & IN_Q_OVERFLOW)
+				overflow = true;
+			if (!e->len || e->mask & IN_ISDIR || spool_not_queued(e->name))
+				continue;
+			for (i = 0; i < n && strcmp(claimed[i], e->name); i++)
+				;
+			if (i < n) {
+				/* What its last event says, checked below. */
+				made[i] = e->mask & IN_CREATE;
+				continue;
+			}
+			if (!(e->mask & IN_CREATE) || moved_in_later(buf, off, len, e->name))
+				continue;
+			k = spool_created(s, e->name, &res);
+			if (k > 0 || (k < 0 && res.moved))
+				report_refused(s, &res);
+			if (k < 0 && !r)
+				r = k;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		struct stat st;
+
+		if (fstatat(s->fd[SPOOL_INFLIGHT], claimed[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		/* A hard link of a finished file arrives whole. */
+		if (made[i] && S_ISREG(st.st_mode) && st.st_nlink == 1)
+			why[i] = SPOOL_IN_PLACE;
+		else if (overflow && unsure(s, &st))
+			why[i] = SPOOL_UNSURE;
+	}
+	free(made);
+	if (overflow) {
+		int k = refuse_unsure(s);
+
+		if (k < 0 && !r)
+			r = k;
+	}
+	if (!r)
+		s->settled_ns = now_ns();
+	return r;
+}
+
+int spool_settle(struct spool *s)
+{
+	return spool_settle_claimed(s, NULL, 0, NULL);
+}
+
+int spool_claim_blob(struct spool *s, const char *name, struct spool_result *ret)
+{
+	char claimed[1][NAME_MAX + 1];
+	const char *why;
+	int r;
+
+	ret->moved = false;
+	r = spool_claim(s, name);
+	if (r < 0)
+		return r;
+	snprintf(claimed[0], sizeof(claimed[0]), "%s", name);
+	r = spool_settle_claimed(s, claimed, 1, &why);
+	if (r == -ENOMEM) {
+		/* Not known whether it was made in place: not claimed. */
+		spool_unclaim(s, name);
+		return r;
+	}
+	/* Another entry's failed refusal is its own claim's business. */
+	if (!why)
+		return 0;
+	r = spool_refuse_from(s, SPOOL_INFLIGHT, name, why, ret);
+	return r < 0 ? r : 1;
 }
 
 int spool_unclaim(struct spool *s, const char *name)
@@ -607,9 +792,8 @@ int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigne
 	return kw_keep_newest(s->fd[st], keep, &ops, &k, removed, left);
 }
 
-/* Entry NAME of state @from, no blob, to rejected/ unread, with why. */
-static int refuse(struct spool *s, enum spool_state from, const char *name, const char *why,
-		  struct spool_result *ret)
+int spool_refuse_from(struct spool *s, enum spool_state from, const char *name, const char *why,
+		      struct spool_result *ret)
 {
 	int r;
 
@@ -627,7 +811,7 @@ static int refuse(struct spool *s, enum spool_state from, const char *name, cons
 
 int spool_refuse(struct spool *s, const char *name, const char *why, struct spool_result *ret)
 {
-	return refuse(s, SPOOL_QUEUED, name, why, ret);
+	return spool_refuse_from(s, SPOOL_QUEUED, name, why, ret);
 }
 
 int spool_created(struct spool *s, const char *name, struct spool_result *ret)
@@ -662,9 +846,9 @@ int spool_step(struct spool *s, struct spool_result *ret)
 		return r;
 	if (unfit)
 		return spool_refuse(s, name, unfit, ret);
-	r = spool_claim(s, name);
-	if (r < 0)
-		return r;
+	r = spool_claim_blob(s, name, ret);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	result = spool_exec(s, name, &size, &ours);
 	if (result < 0 && ours) {
 		r = spool_unclaim(s, name);

@@ -3,7 +3,10 @@
  * blob is written under <dir>/tmp/ (or under a name starting with '.') and
  * renamed into <dir>/ when it is whole.  Only a rename (or a hard link of a
  * finished file) queues a blob: a file created in <dir>/ itself could be
- * read half-written, so it is refused at once, as is any entry that is not
+ * read half-written, so it is refused at once (its IN_CREATE read, or its
+ * claim, whichever comes first: spool_settle(); after an inotify overflow
+ * lost the events, a file written since the last ones read is refused
+ * too, as not known whole), as is any entry that is not
  * a regular file (a directory, symlink, FIFO, socket or device); both move
  * to rejected/ with a NAME.errno saying why.  Four subdirectories record
  * where each blob is in its life:
@@ -35,6 +38,8 @@
 /* Where producers write blobs before renaming them into the spool. */
 #define SPOOL_TMP "tmp"
 #define SPOOL_IN_PLACE "written in place: write it in tmp/, then rename it into the spool"
+#define SPOOL_UNSURE "queued while the spool's inotify queue overflowed, and written since: " \
+	"not known to be whole; rename it in again"
 
 enum spool_state {
 	SPOOL_QUEUED,
@@ -46,6 +51,8 @@ enum spool_state {
 };
 
 extern const char *const spool_dir_name[_SPOOL_STATE_MAX];
+
+struct spool_result;
 
 struct spool {
 	char dir[PATH_MAX];
@@ -65,6 +72,15 @@ struct spool {
 	/* Why the last spool_exec() refused its blob unread (no regular
 	 * file: swapped in between the scan and the claim), else NULL. */
 	const char *unfit;
+	/* The queue's inotify (IN_CREATE, IN_MOVED_TO), read by every claim
+	 * (spool_settle()): what was made in place is told from what was
+	 * renamed in whatever order the loop sees the events and the scan. */
+	int ino_fd;
+	int64_t settled_ns;		/* CLOCK_REALTIME of the last read that lost none */
+	/* Called for each entry refused as made in place by a settle that is
+	 * not the claim of that entry (NULL: none). */
+	void (*on_refused)(const struct spool_result *res, void *ud);
+	void *refused_ud;
 };
 
 
@@ -136,6 +152,15 @@ int spool_refuse(struct spool *s, const char *name, const char *why, struct spoo
  * in place.  Returns 1 (refused, *ret filled), 0 (not for us), or -errno. */
 int spool_created(struct spool *s, const char *name, struct spool_result *ret);
 int spool_claim(struct spool *s, const char *name);
+/* Read the queue's inotify events (s->ino_fd): a regular file made in the
+ * queue, not renamed or linked in, is refused as written in place
+ * (s->on_refused); after an overflow, so is one written since the last
+ * events read.  0 or -errno. */
+int spool_settle(struct spool *s);
+/* spool_claim(), then settled: 0 (a blob), 1 (made in place, or not known
+ * whole: refused, *ret filled) or -errno (*ret->moved: refused, its
+ * .errno not written). */
+int spool_claim_blob(struct spool *s, const char *name, struct spool_result *ret);
 /* Put a claimed blob back in the queue, as if never claimed (under a free
  * name if one of its name was queued meanwhile). */
 int spool_unclaim(struct spool *s, const char *name);
