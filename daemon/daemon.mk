@@ -106,7 +106,7 @@ KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c dae
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(KWD_FUZZ_CONFIG) $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_CONFIG) $(KWD_LIBS)
-KWD_FUZZ_EVENT := daemon/event.c daemon/event-text.c daemon/journal.c daemon/util.c
+KWD_FUZZ_EVENT := daemon/event.c daemon/event-text.c daemon/journal.c daemon/log.c daemon/util.c
 $(B)/fuzz/fuzz_event: tests/fuzz/fuzz_event.c $(KWD_FUZZ_EVENT) $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_EVENT) $(KWD_LIBS)
