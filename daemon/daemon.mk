@@ -69,7 +69,8 @@ $(B)/unit/kwatchd/test_crash: tests/unit/kwatchd/test_crash.c $(KWD_CORE) daemon
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" -o $@ $< $(KWD_CORE) \
-		daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c $(KWD_LIBS) -lcmocka
+		daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c $(KWD_LIBS) -lcmocka \
+		-Wl,--wrap=kmsg_parser_init
 UNIT_TESTS += $(B)/unit/kwatchd/test_crash
 
 # The set in force saved across restarts, and the daemon's side of it.
