@@ -598,16 +598,25 @@ static int on_push_timer(sd_event_source *s, uint64_t usec, void *userdata)
 static void push_retry(struct server *srv)
 {
 	uint64_t now;
+	int r;
 
 	srv->push_backoff_us = srv->push_backoff_us ?
 		srv->push_backoff_us * 2 : PUSH_BACKOFF_MIN_US;
 	if (srv->push_backoff_us > PUSH_BACKOFF_MAX_US)
 		srv->push_backoff_us = PUSH_BACKOFF_MAX_US;
 	sd_event_now(srv->ev, CLOCK_MONOTONIC, &now);
-	sd_event_source_disable_unref(srv->push_timer);
-	srv->push_timer = NULL;
-	sd_event_add_time(srv->ev, &srv->push_timer, CLOCK_MONOTONIC,
-			  now + srv->push_backoff_us, 10000, on_push_timer, srv);
+	/* Made once, armed again after: no allocation to fail on a retry. */
+	if (srv->push_timer) {
+		r = sd_event_source_set_time(srv->push_timer, now + srv->push_backoff_us);
+		if (r >= 0)
+			r = sd_event_source_set_enabled(srv->push_timer, SD_EVENT_ONESHOT);
+	} else {
+		r = sd_event_add_time(srv->ev, &srv->push_timer, CLOCK_MONOTONIC,
+				      now + srv->push_backoff_us, 10000, on_push_timer, srv);
+	}
+	if (r < 0)
+		log_warning_errno(r, "push target %s: cannot arm the retry timer: %m; "
+				  "retrying when it is set again", srv->push_path);
 }
 
 /* A lifecycle event of the push target, to every consumer (the target
@@ -849,7 +858,7 @@ static int listen_socket(struct server *srv, const char *path)
 	}
 	g = getgrnam("kwatch");
 	if (chown(path, -1, g ? g->gr_gid : (gid_t)-1) < 0 || chmod(path, 0660) < 0)
-		log_warning("cannot set owner/mode of %s: %m, ignoring", path);
+		log_warning_errno(neg_errno(), "cannot set owner/mode of %s: %m, ignoring", path);
 	srv->listen_fd = fd;
 	srv->own_socket = true;
 	return 0;
