@@ -582,12 +582,14 @@ int crash_open(struct kwd *d)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
+	/* From here on, crash_close() undoes whatever was done. */
 	c->d = d;
+	d->crash = c;
 	c->fd = open(d->set.kmsg_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (c->fd < 0) {
-		r = -errno;
-		free(c);
-		return log_error_errno(r, "crash capture: cannot open %s: %m", d->set.kmsg_path);
+		r = log_error_errno(neg_errno(), "crash capture: cannot open %s: %m",
+				    d->set.kmsg_path);
+		goto fail;
 	}
 	r = kmsg_parser_init(&c->parser);
 	if (r < 0)
@@ -598,7 +600,6 @@ int crash_open(struct kwd *d)
 	if (d->state_dir[0])
 		snprintf(c->pos_path, sizeof(c->pos_path), "%.4000s/kmsg.pos", d->state_dir);
 	pos_load(c);
-	d->crash = c;
 	r = sd_event_add_io(d->ev, &c->io, c->fd, EPOLLIN, on_kmsg, d);
 	if (r < 0)
 		goto fail;
@@ -625,7 +626,8 @@ void crash_close(struct kwd *d)
 		pos_save(c);
 	sd_event_source_disable_unref(c->pos_timer);
 	sd_event_source_disable_unref(c->io);
-	close(c->fd);
+	if (c->fd >= 0)
+		close(c->fd);
 	kmsg_parser_free(&c->parser);
 	kmsg_dedup_free(&c->dedup);
 	free(c);

@@ -69,7 +69,8 @@ $(B)/unit/kwatchd/test_crash: tests/unit/kwatchd/test_crash.c $(KWD_CORE) daemon
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" -o $@ $< $(KWD_CORE) \
-		daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c $(KWD_LIBS) -lcmocka
+		daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c $(KWD_LIBS) -lcmocka \
+		-Wl,--wrap=kmsg_parser_init
 UNIT_TESTS += $(B)/unit/kwatchd/test_crash
 
 # The set in force saved across restarts, and the daemon's side of it.
@@ -106,7 +107,7 @@ KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c dae
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(KWD_FUZZ_CONFIG) $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_CONFIG) $(KWD_LIBS)
-KWD_FUZZ_EVENT := daemon/event.c daemon/event-text.c daemon/journal.c daemon/util.c
+KWD_FUZZ_EVENT := daemon/event.c daemon/event-text.c daemon/journal.c daemon/log.c daemon/util.c
 $(B)/fuzz/fuzz_event: tests/fuzz/fuzz_event.c $(KWD_FUZZ_EVENT) $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_EVENT) $(KWD_LIBS)

@@ -15,8 +15,8 @@
 static void put(struct kw_evtext *t, const char *s, size_t n)
 {
 	/* Two bytes stay free: the closing brace and a NUL. */
-	if (!t->ok || n + 2 > sizeof(t->buf) - t->len) {
-		t->ok = false;
+	if (!t->ok || t->full || n + 2 > sizeof(t->buf) - t->len) {
+		t->full = true;
 		return;
 	}
 	memcpy(t->buf + t->len, s, n);
@@ -71,6 +71,41 @@ static void put_key(struct kw_evtext *t, const char *key)
 	PUT_LIT(t, ":");
 }
 
+/* The payload closed, as a string (put() kept the room). */
+static const char *closed(struct kw_evtext *t)
+{
+	if (!t->ok || t->full)
+		return NULL;
+	t->buf[t->len] = '}';
+	t->buf[t->len + 1] = '\0';
+	return t->buf;
+}
+
+/*
+ * A field from start on did not fit buf: it goes, and the fields so far
+ * become an object that takes this one and those after (json-c builds the
+ * same line, and cuts one too long as it cuts any).  True when the caller
+ * adds its field to t->obj.
+ */
+static bool spill(struct kw_evtext *t, size_t start)
+{
+	if (t->obj)
+		return true;
+	if (!t->full || !t->ok)
+		return false;
+	t->len = start;
+	t->full = false;
+	t->obj = json_tokener_parse(closed(t));
+	t->ok = t->obj != NULL;
+	return t->ok;
+}
+
+static void spilled(struct kw_evtext *t, int r)
+{
+	if (r < 0)
+		t->ok = false;
+}
+
 static void put_u64(struct kw_evtext *t, uint64_t v)
 {
 	char d[24];
@@ -89,26 +124,34 @@ void kw_evtext_begin(struct kw_evtext *t, const char *type)
 	t->type_index = kw_journal_index(type);
 	t->len = 0;
 	t->ok = true;
+	t->full = false;
+	t->obj = NULL;
 	PUT_LIT(t, "{\"type\":");
 	put_quoted(t, type, strlen(type));
 }
 
 void kw_evtext_strn(struct kw_evtext *t, const char *key, const char *val, size_t len)
 {
-	_cleanup_free_ char *clean = NULL;
+	_cleanup_free_ char *clean = NULL, *whole = NULL;
+	size_t start = t->len;
 
 	len = strnlen(val, len);
-	put_key(t, key);
-	if (kw_utf8_valid(val, len)) {
-		put_quoted(t, val, len);
-		return;
+	if (!t->obj) {
+		put_key(t, key);
+		if (kw_utf8_valid(val, len)) {
+			put_quoted(t, val, len);
+		} else {
+			clean = kw_utf8_sanitize(val, len);
+			if (clean)
+				put_quoted(t, clean, strlen(clean));
+			else
+				t->ok = false;
+		}
 	}
-	clean = kw_utf8_sanitize(val, len);
-	if (!clean) {
-		t->ok = false;
+	if (!spill(t, start))
 		return;
-	}
-	put_quoted(t, clean, strlen(clean));
+	whole = strndup(val, len);
+	spilled(t, whole ? kw_event_add_str(t->obj, key, whole) : -ENOMEM);
 }
 
 void kw_evtext_str(struct kw_evtext *t, const char *key, const char *val)
@@ -118,36 +161,47 @@ void kw_evtext_str(struct kw_evtext *t, const char *key, const char *val)
 
 void kw_evtext_u64(struct kw_evtext *t, const char *key, uint64_t val)
 {
-	put_key(t, key);
-	put_u64(t, val);
+	size_t start = t->len;
+
+	if (!t->obj) {
+		put_key(t, key);
+		put_u64(t, val);
+	}
+	if (spill(t, start))
+		spilled(t, kw_event_add_u64(t->obj, key, val));
 }
 
 void kw_evtext_int(struct kw_evtext *t, const char *key, int64_t val)
 {
-	put_key(t, key);
-	if (val < 0) {
-		PUT_LIT(t, "-");
-		put_u64(t, (uint64_t)0 - (uint64_t)val);
-		return;
-	}
-	put_u64(t, (uint64_t)val);
-}
+	size_t start = t->len;
 
-/* The payload closed, as a string (put() kept the room). */
-static const char *closed(struct kw_evtext *t)
-{
-	if (!t->ok)
-		return NULL;
-	t->buf[t->len] = '}';
-	t->buf[t->len + 1] = '\0';
-	return t->buf;
+	if (!t->obj) {
+		put_key(t, key);
+		if (val < 0) {
+			PUT_LIT(t, "-");
+			put_u64(t, (uint64_t)0 - (uint64_t)val);
+		} else {
+			put_u64(t, (uint64_t)val);
+		}
+	}
+	if (spill(t, start))
+		spilled(t, kw_event_add_int(t->obj, key, val));
 }
 
 json_object *kw_evtext_object(struct kw_evtext *t)
 {
-	const char *s = closed(t);
+	const char *s;
 
+	if (t->obj)
+		return t->ok ? json_object_get(t->obj) : NULL;
+	s = closed(t);
 	return s ? json_tokener_parse(s) : NULL;
+}
+
+void kw_evtext_done(struct kw_evtext *t)
+{
+	json_object_put(t->obj);
+	t->obj = NULL;
 }
 
 int kw_event_encode_text(struct kw_event_ctx *c, struct kw_evtext *t, struct ev_buf **ret)
@@ -157,8 +211,10 @@ int kw_event_encode_text(struct kw_event_ctx *c, struct kw_evtext *t, struct ev_
 	struct timespec now;
 	size_t hlen;
 
+	if (t->obj)
+		return t->ok ? kw_event_encode(c, json_object_get(t->obj), 0, ret) : -ENOMEM;
 	if (!closed(t))
-		return -E2BIG;
+		return -ENOMEM;
 	if (c->fixed_time)
 		now = *c->fixed_time;
 	else

@@ -95,13 +95,17 @@ struct ev_buf *kw_event_line(uint64_t seq, const char *a, size_t alen, const cha
  * written as text, without a json-c object: kw_evtext_begin(), then fields
  * in order, then kw_event_encode_text().  The line is byte for byte the
  * one kw_event_new(), the kw_event_add_* calls and kw_event_encode() would
- * give (strings made valid UTF-8 and escaped as json-c does).
+ * give (strings made valid UTF-8 and escaped as json-c does).  From the
+ * first field that does not fit buf on, the fields are a json-c object,
+ * and the line is kw_event_encode()'s (cut past KW_EVENT_MAX, as any).
  */
 struct kw_evtext {
 	const char *type;
 	int type_index;		/* in kw_journal_types, or -1 */
 	size_t len;
-	bool ok;		/* false once a field did not fit */
+	bool ok;		/* false once a field was lost (no memory) */
+	bool full;		/* a field did not fit buf: for spill() */
+	json_object *obj;	/* the fields, once one did not fit buf */
 	char buf[4096];
 };
 
@@ -113,9 +117,11 @@ void kw_evtext_u64(struct kw_evtext *t, const char *key, uint64_t val);
 void kw_evtext_int(struct kw_evtext *t, const char *key, int64_t val);
 /* The payload as a json-c object (for the journal), or NULL. */
 json_object *kw_evtext_object(struct kw_evtext *t);
-/* kw_event_encode() of the payload t, a new stream position; -E2BIG when
- * a field did not fit in t. */
+/* kw_event_encode() of the payload t, a new stream position; -ENOMEM
+ * when a field was lost. */
 int kw_event_encode_text(struct kw_event_ctx *c, struct kw_evtext *t, struct ev_buf **ret);
+/* Frees the object a field too big for buf made; t may be begun again. */
+void kw_evtext_done(struct kw_evtext *t);
 
 /* Format ts as RFC 3339 UTC with nanoseconds into buf (>= 32 bytes). */
 void kw_rfc3339(const struct timespec *ts, char *buf, size_t n);

@@ -214,11 +214,25 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata);
 
-static void schedule(struct fuzzgen_rt *z, uint64_t delay_us)
+/* The next batch in delay_us.  The timer is made once and armed again
+ * after: a failure to make one is said, not a generator that silently
+ * never runs again. */
+static int schedule(struct fuzzgen_rt *z, uint64_t delay_us)
 {
-	z->timer = sd_event_source_disable_unref(z->timer);
-	sd_event_add_time_relative(z->d->ev, &z->timer, CLOCK_MONOTONIC, delay_us, 10000,
-				   on_timer, z);
+	int r;
+
+	if (z->timer) {
+		r = sd_event_source_set_time_relative(z->timer, delay_us);
+		if (r >= 0)
+			r = sd_event_source_set_enabled(z->timer, SD_EVENT_ONESHOT);
+	} else {
+		r = sd_event_add_time_relative(z->d->ev, &z->timer, CLOCK_MONOTONIC, delay_us,
+					       10000, on_timer, z);
+	}
+	if (r < 0)
+		log_warning_errno(r, "fuzz %s: cannot schedule the next batch: %m",
+				  z->file.fuzz.target);
+	return r;
 }
 
 /* Batch files that ended in a report are kept; the oldest go past a
@@ -535,7 +549,6 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 	(void)s;
 	(void)usec;
-	z->timer = sd_event_source_disable_unref(z->timer);
 	r = spawn(z);
 	if (r < 0) {
 		log_warning_errno(r, "fuzz %s: cannot start %s: %m; again in %d s",
@@ -595,6 +608,11 @@ int fuzzgen_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n
 	r = derive_check(z, reason, n);
 	if (r < 0)
 		goto fail;
+	r = schedule(z, 0);
+	if (r < 0) {
+		snprintf(reason, n, "cannot schedule the generator: %s", strerror(-r));
+		goto fail;
+	}
 	tmp = realloc(d->gen, (d->n_gen + 1) * sizeof(*tmp));
 	if (!tmp) {
 		r = -ENOMEM;
@@ -602,13 +620,13 @@ int fuzzgen_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n
 	}
 	d->gen = tmp;
 	d->gen[d->n_gen++] = z;
-	schedule(z, 0);
 	if (f->fuzz.guided) {
 		z->stats_us = kw_now_usec();
-		if (sd_event_add_time_relative(d->ev, &z->stats, CLOCK_MONOTONIC,
+		r = sd_event_add_time_relative(d->ev, &z->stats, CLOCK_MONOTONIC,
 					       f->fuzz.stats_interval * 1000000ULL, 100000,
-					       on_stats, z) < 0)
-			log_warning("fuzz %s: no fuzz_stats events", f->fuzz.target);
+					       on_stats, z);
+		if (r < 0)
+			log_warning_errno(r, "fuzz %s: no fuzz_stats events: %m", f->fuzz.target);
 	}
 	return 0;
 fail:

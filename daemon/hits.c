@@ -133,5 +133,14 @@ int kwd_pipe_open(struct kwd *d)
 	r = wprobe_storm_enable(d->set.tracefs, d->set.instance);
 	if (r < 0 && r != -ENOENT)
 		log_warning_errno(r, "enabling wprobe:wprobe_storm: %m, ignoring");
-	return sd_event_add_io(d->ev, &d->pipe_io, d->pipe_fd, EPOLLIN, on_pipe, d);
+	r = sd_event_add_io(d->ev, &d->pipe_io, d->pipe_fd, EPOLLIN, on_pipe, d);
+	if (r < 0)
+		goto fail;
+	return 0;
+fail:
+	/* Not polled, not kept: the next call tries again rather than
+	 * take a descriptor nobody reads for an open pipe. */
+	close(d->pipe_fd);
+	d->pipe_fd = -1;
+	return log_warning_errno(r, "%s: cannot poll: %m", d->trace_pipe);
 }

@@ -12,6 +12,7 @@
 #include <systemd/sd-journal.h>
 
 #include "journal.h"
+#include "log.h"
 #include "util.h"
 
 /* The MESSAGE_IDs are fixed for good: a catalog or an alert matches on
@@ -232,12 +233,15 @@ int kw_journal_fields(const struct kw_event_ctx *c, json_object *ev, uint64_t se
 {
 	struct fields f = { 0 };
 	const char *type = str_of(ev, "type") ?: "unknown";
-	char msg[MESSAGE_MAX + 1], key[80];
+	char msg[MESSAGE_MAX + 1], line[4 * sizeof(msg)], key[80];
 	int i = kw_journal_index(type), r;
 	size_t k;
 
 	message(ev, type, msg, sizeof(msg));
-	r = add_field(&f, "MESSAGE", msg, strlen(msg));
+	/* One line for journalctl, whatever a producer put in a name; the
+	 * KWATCH_ fields keep the bytes. */
+	k = kw_log_escape(line, sizeof(line), msg);
+	r = add_field(&f, "MESSAGE", line, k);
 	if (!r && i >= 0)
 		r = add_field(&f, "MESSAGE_ID", kw_journal_types[i].message_id, 32);
 	if (!r)

@@ -47,17 +47,33 @@ static void broadcast(struct kwd *d, struct ev_buf *b, bool keep)
 	ev_buf_unref(b);
 }
 
+/* An event that could not be made (out of memory): lost before it had a
+ * seq, said to every consumer as any loss is, and counted. */
+static void event_lost(struct kwd *d, const char *type, int err)
+{
+	struct ev_buf *b = NULL;
+	json_object *ev;
+
+	d->events_lost++;
+	log_warning_errno(err, "cannot encode a %s event: %m, dropping it", type);
+	ev = kw_event_lost("encoder", 1, d->events_lost, 0, 0, -1);
+	if (ev && kw_event_encode(&d->ectx, ev, 0, &b) == 0)
+		broadcast(d, b, true);
+}
+
 /* Encode and broadcast, and to the journal when its type goes there. */
 static void emit(struct kwd *d, json_object *ev, bool keep)
 {
 	json_object *kept = json_object_get(ev);	/* the encoder takes ev */
 	struct ev_buf *b = NULL;
+	json_object *type;
 	int r;
 
 	r = kw_event_encode(&d->ectx, ev, 0, &b);
 	if (r < 0) {
+		event_lost(d, json_object_object_get_ex(kept, "type", &type) ?
+			   json_object_get_string(type) : "unknown", r);
 		json_object_put(kept);
-		log_warning_errno(r, "cannot encode an event: %m, dropping it");
 		return;
 	}
 	if (journaled(d, b->type_index)) {
@@ -86,14 +102,18 @@ void kwd_emit_text(struct kwd *d, struct kw_evtext *t)
 
 		if (ev)
 			emit(d, ev, true);
-		return;
+		else
+			event_lost(d, t->type, -ENOMEM);
+		goto out;
 	}
 	r = kw_event_encode_text(&d->ectx, t, &b);
 	if (r < 0) {
-		log_warning_errno(r, "cannot encode a %s event: %m, dropping it", t->type);
-		return;
+		event_lost(d, t->type, r);
+		goto out;
 	}
 	broadcast(d, b, true);
+out:
+	kw_evtext_done(t);
 }
 
 void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)

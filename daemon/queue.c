@@ -69,6 +69,15 @@ int cq_keep_sent(struct cq *q, unsigned int cap, uint64_t grace)
 	return 0;
 }
 
+static void risk_add(struct cq *q, uint64_t seq, uint64_t end)
+{
+	if (!q->risk_n)
+		q->risk_first = seq;
+	q->risk_last = seq;
+	q->risk_end = end;
+	q->risk_n++;
+}
+
 /* b was written whole: into the window, the oldest out if it is full. */
 static void win_push(struct cq *q, struct ev_buf *b)
 {
@@ -77,6 +86,11 @@ static void win_push(struct cq *q, struct ev_buf *b)
 		return;
 	}
 	if (q->win_count == q->win_cap) {
+		struct ev_buf *old = q->win[q->win_head];
+
+		/* Not seen read: gone should the reader go before it is. */
+		if (!q->win_read)
+			risk_add(q, old->seq, q->win_end[q->win_head]);
 		win_pop(q);
 		q->unprotected_total++;
 	}
@@ -90,6 +104,8 @@ void cq_ack(struct cq *q, uint64_t unread, uint64_t now)
 {
 	uint64_t read = unread < q->written ? q->written - unread : 0;
 
+	if (q->risk_n && read >= q->risk_end)
+		q->risk_n = 0;
 	/* Newly read: stamped now.  The stamps grow from the head on. */
 	while (q->win_read < q->win_count) {
 		unsigned int i = (q->win_head + q->win_read) % q->win_cap;
@@ -105,6 +121,7 @@ void cq_ack(struct cq *q, uint64_t unread, uint64_t now)
 
 void cq_ack_all(struct cq *q)
 {
+	q->risk_n = 0;
 	while (q->win_count)
 		win_pop(q);
 }
@@ -117,33 +134,71 @@ void cq_forget_sent(struct cq *q)
 	q->win_head = 0;
 }
 
+/* b goes in front of the head. */
+static void put_front(struct cq *q, struct ev_buf *b)
+{
+	q->head = (q->head + q->cap - 1) % q->cap;
+	q->ring[q->head] = b;
+	q->count++;
+	q->bytes += b->len;
+}
+
 unsigned int cq_requeue_sent(struct cq *q)
 {
-	unsigned int n = 0;
+	unsigned int n = 0, keep = q->win_count, room = q->cap - q->count;
+	struct ev_buf *lost;
 
 	/* The head is written again from its start on the next connection. */
 	q->off = 0;
 	q->written = 0;
+	/* What does not come back is said in a slot of its own, first. */
+	if (keep > room || (q->risk_n && keep == room))
+		keep = room ? room - 1 : 0;
+	while (q->win_count > keep) {
+		unsigned int i = q->win_head;
+
+		risk_add(q, q->win[i]->seq, 0);
+		win_pop(q);
+		q->unprotected_total++;
+	}
+	if (q->risk_n && !room) {
+		/* Not a slot left: the oldest queued event follows the
+		 * window's, and goes with them. */
+		struct ev_buf *b = q->ring[q->head];
+
+		risk_add(q, b->seq, 0);
+		q->head = (q->head + 1) % q->cap;
+		q->count--;
+		q->bytes -= b->len;
+		ev_buf_unref(b);
+	}
 	while (q->win_count) {
 		/* The newest first, each in front of the head. */
 		unsigned int last = (q->win_head + q->win_count - 1) % q->win_cap;
-		struct ev_buf *b = q->win[last];
 
 		q->win_count--;
-		if (q->count == q->cap) {
-			ev_buf_unref(b);
-			q->unprotected_total++;
-			continue;
-		}
-		q->head = (q->head + q->cap - 1) % q->cap;
-		q->ring[q->head] = b;
-		q->count++;
-		q->bytes += b->len;
+		put_front(q, q->win[last]);
 		q->resent_total++;
 		n++;
 	}
 	q->win_head = 0;
 	q->win_read = 0;
+	if (!q->risk_n)
+		return n;
+	q->dropped_total += q->risk_n;
+	lost = q->make_lost ? q->make_lost(q->risk_n, q->risk_first, q->risk_last,
+					   q->userdata) : NULL;
+	if (lost) {
+		put_front(q, lost);
+	} else {
+		/* Said with the next drops, then (out of memory). */
+		if (!q->pending_lost)
+			q->lost_first = q->risk_first;
+		if (q->risk_last > q->lost_last)
+			q->lost_last = q->risk_last;
+		q->pending_lost += q->risk_n;
+	}
+	q->risk_n = 0;
 	return n;
 }
 

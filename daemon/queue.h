@@ -38,6 +38,10 @@ struct cq {
 	uint64_t written;		/* bytes written on this connection */
 	uint64_t resent_total;		/* events sent again after a loss */
 	uint64_t unprotected_total;	/* left the window unread-or-not */
+	/* Events that left a full window before they were seen read: lost
+	 * should the reader go before the count says it read them. */
+	uint64_t risk_n, risk_first, risk_last;
+	uint64_t risk_end;		/* where the last of them ends in written */
 };
 
 int cq_init(struct cq *q, unsigned int cap, size_t max_bytes, cq_lost_fn fn, void *userdata);
@@ -71,7 +75,9 @@ void cq_ack_all(struct cq *q);
 /* The connection went: the window's events go back to the front of the
  * queue, in order, to be written again on the next one, and the head's
  * partly written bytes are written again whole.  Returns how many came
- * back; those that no longer fit are counted in unprotected_total. */
+ * back.  What cannot (events that left a full window unread, those that
+ * no longer fit) is dropped and said by a lost record ahead of them, in
+ * a slot of its own (the oldest queued event makes room if need be). */
 unsigned int cq_requeue_sent(struct cq *q);
 /* We closed the connection: the reader still reads what it holds, so the
  * window empties; the head is written again whole on the next one. */

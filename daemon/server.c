@@ -33,6 +33,8 @@
 #define PUSH_READ_GRACE_USEC 2000000ULL
 #define PUSH_BACKOFF_MIN_US 100000ULL
 #define PUSH_BACKOFF_MAX_US 5000000ULL
+/* Bytes a push target sent (it should send none), read and dropped a wakeup. */
+#define PUSH_INPUT_MAX 4096
 
 static struct ev_buf *make_lost(uint64_t count, uint64_t first, uint64_t last, void *userdata)
 {
@@ -138,6 +140,15 @@ static void push_ack(struct client *c)
 	cq_ack(&c->q, unread > 0 ? (uint64_t)unread : 0, kw_now_usec());
 }
 
+/* Its input is polled: a client's commands until it shuts its side, and
+ * what a push target's socket sends, to be dropped (push_input()).  A
+ * FIFO or a character device opened write-only is never read (a
+ * virtio-serial port says EPOLLIN for what the host sends even so). */
+static bool client_reads(const struct client *c)
+{
+	return !c->eof && (!c->push || c->srv->push_mode == S_IFSOCK);
+}
+
 /* Write what the queue holds until EAGAIN; -errno if the peer is gone. */
 static int client_write(struct client *c)
 {
@@ -168,7 +179,7 @@ static int client_write(struct client *c)
 		push_ack_arm(c);
 	}
 	if (c->io)
-		sd_event_source_set_io_events(c->io, (c->eof ? 0 : EPOLLIN) |
+		sd_event_source_set_io_events(c->io, (client_reads(c) ? EPOLLIN : 0) |
 					      (cq_peek(&c->q, &p) ? EPOLLOUT : 0));
 	return 0;
 }
@@ -587,16 +598,25 @@ static int on_push_timer(sd_event_source *s, uint64_t usec, void *userdata)
 static void push_retry(struct server *srv)
 {
 	uint64_t now;
+	int r;
 
 	srv->push_backoff_us = srv->push_backoff_us ?
 		srv->push_backoff_us * 2 : PUSH_BACKOFF_MIN_US;
 	if (srv->push_backoff_us > PUSH_BACKOFF_MAX_US)
 		srv->push_backoff_us = PUSH_BACKOFF_MAX_US;
 	sd_event_now(srv->ev, CLOCK_MONOTONIC, &now);
-	sd_event_source_disable_unref(srv->push_timer);
-	srv->push_timer = NULL;
-	sd_event_add_time(srv->ev, &srv->push_timer, CLOCK_MONOTONIC,
-			  now + srv->push_backoff_us, 10000, on_push_timer, srv);
+	/* Made once, armed again after: no allocation to fail on a retry. */
+	if (srv->push_timer) {
+		r = sd_event_source_set_time(srv->push_timer, now + srv->push_backoff_us);
+		if (r >= 0)
+			r = sd_event_source_set_enabled(srv->push_timer, SD_EVENT_ONESHOT);
+	} else {
+		r = sd_event_add_time(srv->ev, &srv->push_timer, CLOCK_MONOTONIC,
+				      now + srv->push_backoff_us, 10000, on_push_timer, srv);
+	}
+	if (r < 0)
+		log_warning_errno(r, "push target %s: cannot arm the retry timer: %m; "
+				  "retrying when it is set again", srv->push_path);
 }
 
 /* A lifecycle event of the push target, to every consumer (the target
@@ -691,6 +711,27 @@ static void push_ack_arm(struct client *c)
 			  50000, on_push_ack, srv);
 }
 
+/*
+ * A push target has nothing to say: what its socket sends is read and
+ * dropped, PUSH_INPUT_MAX bytes a wakeup at most (the loop's other work
+ * goes on), and once it has shut its sending side it is no longer polled
+ * for input; it may still read, and its going shows as EPOLLHUP.  Left
+ * unread, either kept the descriptor readable and the loop spinning.
+ */
+static int push_input(struct client *c)
+{
+	char buf[PUSH_INPUT_MAX];
+	ssize_t n = read(c->fd, buf, sizeof(buf));
+	const char *p;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : neg_errno();
+	if (n > 0)
+		return 0;
+	c->eof = true;
+	return sd_event_source_set_io_events(c->io, cq_peek(&c->q, &p) ? EPOLLOUT : 0);
+}
+
 static int push_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct server *srv = userdata;
@@ -700,7 +741,9 @@ static int push_io(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 	(void)fd;
 	if (revents & (EPOLLERR | EPOLLHUP))
 		r = -EPIPE;
-	else if (revents & EPOLLOUT)
+	if (r == 0 && revents & EPOLLIN)
+		r = push_input(srv->push);
+	if (r == 0 && revents & EPOLLOUT)
 		r = client_write(srv->push);
 	if (r < 0)
 		push_lost(srv, r);
@@ -742,6 +785,7 @@ static int push_connect(struct server *srv)
 		}
 	}
 	c->fd = fd;
+	c->eof = false;
 	srv->push_mode = st.st_mode & S_IFMT;
 	r = sd_event_add_io(srv->ev, &c->io, fd, EPOLLOUT, push_io, srv);
 	if (r < 0)
@@ -814,7 +858,7 @@ static int listen_socket(struct server *srv, const char *path)
 	}
 	g = getgrnam("kwatch");
 	if (chown(path, -1, g ? g->gr_gid : (gid_t)-1) < 0 || chmod(path, 0660) < 0)
-		log_warning("cannot set owner/mode of %s: %m, ignoring", path);
+		log_warning_errno(neg_errno(), "cannot set owner/mode of %s: %m, ignoring", path);
 	srv->listen_fd = fd;
 	srv->own_socket = true;
 	return 0;

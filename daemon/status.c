@@ -30,6 +30,15 @@ static json_object *file_status(const struct kw_file *f, const char *state,
 	return o;
 }
 
+/* A spool directory's count; one that cannot be read (spool_count()'s
+ * -errno) counts no file, not a negative number of them. */
+static void add_count(json_object *o, const char *key, struct spool *s, enum spool_state st)
+{
+	long n = spool_count(s, st);
+
+	kw_event_add_int(o, key, n < 0 ? 0 : n);
+}
+
 json_object *kwd_status(struct kwd *d)
 {
 	json_object *st = kw_event_new("status"), *files, *wps, *spools, *watches, *gens, *o;
@@ -62,10 +71,10 @@ json_object *kwd_status(struct kwd *d)
 		o = json_object_new_object();
 		kw_event_add_str(o, "target", z->file.fuzz.target);
 		kw_event_add_str(o, "spool", z->spool.dir);
-		kw_event_add_int(o, "queued", spool_count(&z->spool, SPOOL_QUEUED));
-		kw_event_add_int(o, "done", spool_count(&z->spool, SPOOL_DONE));
-		kw_event_add_int(o, "rejected", spool_count(&z->spool, SPOOL_REJECTED));
-		kw_event_add_int(o, "interrupted", spool_count(&z->spool, SPOOL_INTERRUPTED));
+		add_count(o, "queued", &z->spool, SPOOL_QUEUED);
+		add_count(o, "done", &z->spool, SPOOL_DONE);
+		add_count(o, "rejected", &z->spool, SPOOL_REJECTED);
+		add_count(o, "interrupted", &z->spool, SPOOL_INTERRUPTED);
 		kw_event_add_u64(o, "execs", z->execs);
 		kw_event_add_bool(o, "stalled", z->stalled);
 		kw_event_add_u64(o, "pruned", z->pruned);

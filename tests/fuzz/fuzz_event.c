@@ -49,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			ev_buf_unref(tb);
 		}
+		kw_evtext_done(&tx);
 		ev_buf_unref(b);
 	}
 	free(a);

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,6 +18,17 @@
 
 #include "crash.h"
 #include "fake_kwd.h"
+#include "kmsg.h"
+
+/* Linked with --wrap=kmsg_parser_init: a failure to provoke. */
+int __real_kmsg_parser_init(struct kmsg_parser *p);
+int __wrap_kmsg_parser_init(struct kmsg_parser *p);
+static bool parser_init_fails;
+
+int __wrap_kmsg_parser_init(struct kmsg_parser *p)
+{
+	return parser_init_fails ? -ENOMEM : __real_kmsg_parser_init(p);
+}
 
 void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
 {
@@ -247,10 +259,56 @@ static void watch_named_by_its_line(void **state)
 	free(d);
 }
 
+static unsigned int open_fds(void)
+{
+	DIR *dir = opendir("/proc/self/fd");
+	unsigned int n = 0;
+
+	assert_non_null(dir);
+	while (readdir(dir))
+		n++;
+	closedir(dir);
+	return n;
+}
+
+/* crash_open() that fails leaves nothing behind: no descriptor, no
+ * memory (ASan's leak check at exit), no half-made d->crash. */
+static void crash_open_fails_cleanly(void **state)
+{
+	struct kwd *d = fake_kwd_new();
+	unsigned int fds;
+
+	(void)state;
+	snprintf(d->set.kmsg_path, sizeof(d->set.kmsg_path), "%s/kmsg", root);
+	assert_int_equal(mkfifo(d->set.kmsg_path, 0600), 0);
+	d->set.kmsg = true;
+	fds = open_fds();
+	parser_init_fails = true;
+	assert_int_equal(crash_open(d), -ENOMEM);
+	parser_init_fails = false;
+	assert_null(d->crash);
+	assert_int_equal(open_fds(), fds);
+	/* A regular file, which epoll refuses. */
+	assert_int_equal(unlink(d->set.kmsg_path), 0);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, d->set.kmsg_path, "", 0), 0);
+	assert_int_equal(crash_open(d), -EPERM);
+	assert_null(d->crash);
+	assert_int_equal(open_fds(), fds);
+	/* Not there. */
+	assert_int_equal(unlink(d->set.kmsg_path), 0);
+	assert_int_equal(crash_open(d), -ENOENT);
+	assert_null(d->crash);
+	assert_int_equal(open_fds(), fds);
+	sd_event_unref(d->ev);
+	free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(panic_tied_and_kept, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(crash_open_fails_cleanly, tmpdir_setup,
+						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(watch_named_by_its_line, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(panic_tied_to_pmsg_input, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(panic_tied_unnamed_input, tmpdir_setup, tmpdir_teardown),

@@ -298,12 +298,65 @@ static void text_same_bytes(void **state)
 	assert_non_null(o);
 	assert_int_equal(json_object_get_int64(json_object_object_get(o, "min")), INT64_MIN);
 	json_object_put(o);
-	/* A field that does not fit is an error, not a cut line. */
-	kw_evtext_begin(&t, "x");
-	for (i = 0; i < 40 && t.ok; i++)
-		kw_evtext_str(&t, "all", all);
-	assert_false(t.ok);
-	assert_int_equal(kw_event_encode_text(&b, &t, &y), -E2BIG);
+}
+
+/* Fields beyond the text buffer give json-c's line all the same: whole
+ * up to 32 KiB, cut and marked "truncated" past it, as any event; never
+ * an error that drops the event. */
+static void text_oversized_as_json(void **state)
+{
+	struct kw_event_ctx a = ctx(), b = ctx();
+	static char all[256], big[40000];
+	struct ev_buf *x, *y;
+	struct kw_evtext t;
+	json_object *ev, *o;
+	char key[16];
+	int i;
+
+	(void)state;
+	for (i = 1; i < 256; i++)
+		all[i - 1] = (char)i;
+	memset(big, 'b', sizeof(big) - 1);
+	ev = kw_event_new("wprobe_hit");
+	kw_evtext_begin(&t, "wprobe_hit");
+	for (i = 0; i < 40; i++) {
+		snprintf(key, sizeof(key), "a%d", i);
+		kw_event_add_str(ev, key, all);
+		kw_evtext_str(&t, key, all);
+	}
+	kw_event_add_int(ev, "pid", -1);
+	kw_evtext_int(&t, "pid", -1);
+	kw_event_add_u64(ev, "cpu", 3);
+	kw_evtext_u64(&t, "cpu", 3);
+	kw_event_add_str(ev, "comm", "abc");
+	kw_evtext_strn(&t, "comm", "abcdef", 3);
+	assert_int_equal(kw_event_encode(&a, ev, 0, &x), 0);
+	assert_int_equal(kw_event_encode_text(&b, &t, &y), 0);
+	assert_null(strstr(x->data, "truncated"));
+	assert_string_equal(x->data, y->data);
+	assert_int_equal(y->type_index, x->type_index);
+	ev_buf_unref(x);
+	ev_buf_unref(y);
+	kw_evtext_done(&t);
+	/* Past 32 KiB: cut, the same way. */
+	ev = kw_event_new("wprobe_hit");
+	kw_event_add_str(ev, "wprobe", "w");
+	kw_event_add_str(ev, "args", big);
+	kw_evtext_begin(&t, "wprobe_hit");
+	kw_evtext_str(&t, "wprobe", "w");
+	kw_evtext_str(&t, "args", big);
+	o = kw_evtext_object(&t);
+	assert_non_null(o);
+	assert_int_equal(json_object_get_string_len(json_object_object_get(o, "args")),
+			 sizeof(big) - 1);
+	json_object_put(o);
+	assert_int_equal(kw_event_encode(&a, ev, 0, &x), 0);
+	assert_int_equal(kw_event_encode_text(&b, &t, &y), 0);
+	assert_non_null(strstr(x->data, "\"truncated\":true"));
+	assert_string_equal(x->data, y->data);
+	ev_buf_unref(x);
+	ev_buf_unref(y);
+	kw_evtext_done(&t);
 }
 
 int main(void)
@@ -318,6 +371,7 @@ int main(void)
 		cmocka_unit_test(nested_bulk_cut_in_place),
 		cmocka_unit_test(fast_path_same_bytes),
 		cmocka_unit_test(text_same_bytes),
+		cmocka_unit_test(text_oversized_as_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,11 +6,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "config.h"
 #include "journal.h"
+#include "log.h"
 
 static bool bit(uint64_t m, const char *type)
 {
@@ -139,6 +142,66 @@ static void message_of_other_types(void **state)
 	json_object_put(ev);
 }
 
+/* A name a producer chose ("\n<0>..." in a blob name) is one line in
+ * the journal's MESSAGE, escaped: not a line of its own that reads as
+ * an emergency.  The fields keep the bytes. */
+static void message_escaped(void **state)
+{
+	struct kw_event_ctx c = { .seq = 0 };
+	json_object *ev = kw_event_new("crash");
+	char **f;
+	size_t n;
+
+	(void)state;
+	kw_event_add_str(ev, "title", "BUG: x\r\x1b[2J");
+	kw_event_add_str(ev, "target", "t");
+	kw_event_add_str(ev, "blob", "b\n<0>evil\x7f");
+	assert_int_equal(kw_journal_fields(&c, ev, 1, &f, &n), 0);
+	assert_string_equal(field(f, n, "MESSAGE"),
+			    "crash: BUG: x\\r\\e[2J (blob t/b\\n<0>evil\\x7f)");
+	assert_string_equal(field(f, n, "KWATCH_BLOB"), "b\n<0>evil\x7f");
+	kw_journal_fields_free(f, n);
+	json_object_put(ev);
+}
+
+/* What log_*() writes to stderr with a producer's string in it. */
+static char *logged(const char *s)
+{
+	char tmpl[] = "/tmp/kw-log-XXXXXX", *buf = calloc(1, 4096);
+	int fd = mkstemp(tmpl), saved = dup(2);
+	ssize_t got;
+
+	assert_true(fd >= 0 && saved >= 0 && buf);
+	unlink(tmpl);
+	fflush(stderr);
+	assert_int_equal(dup2(fd, 2), 2);
+	log_warning("cannot read blob %s: rejected", s);
+	fflush(stderr);
+	assert_int_equal(dup2(saved, 2), 2);
+	close(saved);
+	got = pread(fd, buf, 4095, 0);
+	assert_true(got > 0);
+	close(fd);
+	return buf;
+}
+
+/* The log line is one line whatever the string: control characters are
+ * escaped, so no priority prefix of the string's own starts a line. */
+static void log_line_escaped(void **state)
+{
+	char *out;
+
+	(void)state;
+	out = logged("b\n<0>evil\r\x1b[2J\t\x01\x7f\\");
+	assert_string_equal(out, "<4>cannot read blob b\\n<0>evil\\r\\e[2J\\t\\x01\\x7f\\\\: "
+			    "rejected\n");
+	free(out);
+	/* UTF-8 and plain text as they are. */
+	out = logged("caf\xc3\xa9 /var/lib/kwatchd");
+	assert_string_equal(out, "<4>cannot read blob caf\xc3\xa9 /var/lib/kwatchd: rejected\n");
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +209,8 @@ int main(void)
 		cmocka_unit_test(setting_parsed),
 		cmocka_unit_test(entry_fields),
 		cmocka_unit_test(message_of_other_types),
+		cmocka_unit_test(message_escaped),
+		cmocka_unit_test(log_line_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

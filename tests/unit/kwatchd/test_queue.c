@@ -294,11 +294,15 @@ static void peek_iov_from_the_head(void **state)
 	cq_done(&q);
 }
 
-/* Sent again into a full queue: the newest of the window are kept. */
+/* Sent again into a full queue: the newest of the window are kept, and
+ * those that are not are said lost ahead of them (the record takes a
+ * slot), counted. */
 static void requeue_into_full_queue(void **state)
 {
+	static const char *const want[] = { "lost 2 1-2\n", "ev 3\n", "ev 4\n", "ev 5\n" };
 	struct cq q;
 	char out[64];
+	const char *p;
 	uint64_t i;
 
 	(void)state;
@@ -310,11 +314,94 @@ static void requeue_into_full_queue(void **state)
 	}
 	push_ev(&q, 4);
 	push_ev(&q, 5);
-	/* Room for two of the three. */
-	assert_int_equal(cq_requeue_sent(&q), 2);
-	assert_int_equal(q.unprotected_total, 1);
+	/* Room for two slots: the lost record and the newest of the three. */
+	assert_int_equal(cq_requeue_sent(&q), 1);
+	assert_int_equal(q.unprotected_total, 2);
+	assert_int_equal(q.dropped_total, 2);
+	for (i = 0; i < 4; i++) {
+		drain_one(&q, out, sizeof(out));
+		assert_string_equal(out, want[i]);
+	}
+	assert_int_equal(cq_peek(&q, &p), 0);
+	/* No room at all: the oldest queued event makes room for the
+	 * record, and is in its count. */
+	cq_ack(&q, 0, 1);
+	for (i = 6; i <= 7; i++) {
+		push_ev(&q, i);
+		drain_one(&q, out, sizeof(out));
+	}
+	for (i = 8; i <= 11; i++)
+		push_ev(&q, i);
+	assert_int_equal(cq_requeue_sent(&q), 0);
+	assert_int_equal(q.dropped_total, 2 + 3);
 	drain_one(&q, out, sizeof(out));
-	assert_string_equal(out, "ev 2\n");
+	assert_string_equal(out, "lost 3 6-8\n");
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "ev 9\n");
+	cq_done(&q);
+}
+
+/* A full window lets its oldest go: unread then, it cannot be sent again
+ * should the reader go, and is said lost ahead of what is; read later
+ * (the kernel's count says so), it is not. */
+static void window_overflow_unread_said_lost(void **state)
+{
+	struct cq q;
+	char out[64];
+	const char *p;
+	uint64_t i;
+
+	(void)state;
+	assert_int_equal(cq_init(&q, 8, 1 << 20, lost, NULL), 0);
+	assert_int_equal(cq_keep_sent(&q, 2, 0), 0);
+	for (i = 1; i <= 4; i++) {
+		push_ev(&q, i);
+		drain_one(&q, out, sizeof(out));
+	}
+	assert_int_equal(q.unprotected_total, 2);
+	/* ev 1 and 2 left the window unread; the reader goes. */
+	assert_int_equal(cq_requeue_sent(&q), 2);
+	assert_int_equal(q.dropped_total, 2);
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "lost 2 1-2\n");
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "ev 3\n");
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "ev 4\n");
+	assert_int_equal(cq_peek(&q, &p), 0);
+	/* On the next connection, the same overflow, then everything is
+	 * read before the reader goes: nothing lost, nothing sent again. */
+	cq_ack(&q, 0, 1);
+	for (i = 5; i <= 8; i++) {
+		push_ev(&q, i);
+		drain_one(&q, out, sizeof(out));
+	}
+	cq_ack(&q, 0, 2);
+	assert_int_equal(cq_requeue_sent(&q), 0);
+	assert_int_equal(q.dropped_total, 2);
+	assert_int_equal(cq_peek(&q, &p), 0);
+	/* Partly read: ev 9 (bytes 0..4) read, ev 10 not, both out of the
+	 * window: which of them was read is not kept, both may be lost. */
+	for (i = 9; i <= 12; i++) {
+		push_ev(&q, i);
+		drain_one(&q, out, sizeof(out));
+	}
+	cq_ack(&q, 15, 3);
+	assert_int_equal(cq_requeue_sent(&q), 2);
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "lost 2 9-10\n");
+	drain_one(&q, out, sizeof(out));
+	assert_string_equal(out, "ev 11\n");
+	/* We closed it: the reader reads what it holds, nothing is lost. */
+	drain_one(&q, out, sizeof(out));
+	for (i = 13; i <= 16; i++) {
+		push_ev(&q, i);
+		drain_one(&q, out, sizeof(out));
+	}
+	cq_forget_sent(&q);
+	assert_int_equal(cq_requeue_sent(&q), 0);
+	assert_int_equal(cq_peek(&q, &p), 0);
+	assert_int_equal(q.dropped_total, 4);
 	cq_done(&q);
 }
 
@@ -327,6 +414,7 @@ int main(void)
 		cmocka_unit_test(byte_bound_and_flush),
 		cmocka_unit_test(sent_window),
 		cmocka_unit_test(requeue_into_full_queue),
+		cmocka_unit_test(window_overflow_unread_said_lost),
 		cmocka_unit_test(peek_iov_from_the_head),
 	};
 

@@ -619,6 +619,54 @@ static void collector_gone_unread_sent_again(void **state)
 	stop(ev, &srv);
 }
 
+/* A collector only reads; one that sends a byte, then shuts its sending
+ * side, must not keep the loop busy (its input was never read, its EOF
+ * never seen): what it sends is dropped, it still gets the stream, and
+ * once it closes it is reconnected. */
+static void push_peer_input_does_not_spin(void **state)
+{
+	struct kw_event_ctx ectx;
+	struct server srv;
+	char path[128], push[128], buf[8192];
+	unsigned int n;
+	sd_event *ev;
+	int lfd, cfd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sock", root);
+	snprintf(push, sizeof(push), "%s/collector", root);
+	lfd = listen_at(push);
+	kw_event_ctx_init(&ectx);
+	assert_int_equal(sd_event_new(&ev), 0);
+	assert_int_equal(server_start(&srv, ev, &ectx, path, push, 64, 1 << 16, NULL, NULL), 0);
+	cfd = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	broadcast_n(&srv, &ectx, 1);
+	run_for(ev, 50000);
+	assert_int_equal(write(cfd, "x", 1), 1);
+	assert_int_equal(shutdown(cfd, SHUT_WR), 0);
+	n = run_for(ev, 200000);
+	print_message("loop iterations with work in 0.2 s: %u\n", n);
+	assert_true(n < 10);
+	/* Still connected: it reads what follows. */
+	assert_int_equal(srv.push_connects, 1);
+	broadcast_n(&srv, &ectx, 2);
+	run_for(ev, 50000);
+	read_all(cfd, buf, sizeof(buf));
+	assert_int_equal(count_of(buf, "\"type\":\"probe\""), 3);
+	/* Gone: reconnected. */
+	close(cfd);
+	run_for(ev, 300000);
+	cfd = accept(lfd, NULL, NULL);
+	assert_true(cfd >= 0);
+	assert_int_equal(srv.push_connects, 2);
+	n = run_for(ev, 200000);
+	assert_true(n < 10);
+	close(cfd);
+	close(lfd);
+	stop(ev, &srv);
+}
+
 /* What a collector has not read, and a collector gone: a unix stream
  * peer that closes frees its unread bytes, and SIOCOUTQ then reads 0 as
  * if it had read them all (the CI run where rsyslog's restart lost two
@@ -675,6 +723,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(collector_gone_unread_sent_again, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(push_queue_moves_or_is_counted, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(push_peer_input_does_not_spin, tmpdir_setup,
 						tmpdir_teardown),
 	};
 
