@@ -160,6 +160,21 @@ int wprobe_remove(const char *tracefs, const char *instance, const struct kw_wpr
 	return append(path, line);
 }
 
+/* The run of up to max decimal digits at p, at least min: its end, or NULL;
+ * *val saturates at UINT64_MAX. */
+static const char *digits(const char *p, size_t min, size_t max, uint64_t *val)
+{
+	uint64_t d;
+	size_t n;
+
+	*val = 0;
+	for (n = 0; n < max && p[n] >= '0' && p[n] <= '9'; n++) {
+		d = (uint64_t)(p[n] - '0');
+		*val = *val > (UINT64_MAX - d) / 10 ? UINT64_MAX : *val * 10 + d;
+	}
+	return n >= min && !(p[n] >= '0' && p[n] <= '9') ? p + n : NULL;
+}
+
 /*
  *            comm-123     [001] d.h2.  1234.567890: name: (ip+0x1/0x2) a=1 b=2
  * The comm may contain '-' and spaces; the pid is after the last '-'
@@ -223,6 +238,53 @@ int wprobe_parse_hit(const char *line, struct wprobe_hit *h)
 	snprintf(h->args, sizeof(h->args), "%s", p);
 	h->args[strcspn(h->args, "\n")] = '\0';
 	return 0;
+}
+
+/* "CPU:%d [LOST %lu EVENTS]" or "CPU:%d [LOST EVENTS]" (trace.c), the whole line. */
+int wprobe_parse_lost(const char *line, int *cpu, uint64_t *count)
+{
+	const char *p;
+	uint64_t v;
+
+	if (strncmp(line, "CPU:", 4) || !(p = digits(line + 4, 1, 9, &v)))
+		return -EINVAL;
+	*cpu = (int)v;
+	if (strncmp(p, " [LOST ", 7))
+		return -EINVAL;
+	p += 7;
+	*count = 1;
+	if (*p != 'E') {
+		if (!(p = digits(p, 1, 20, &v)) || !v || *p++ != ' ')
+			return -EINVAL;
+		*count = v;
+	}
+	return strcmp(p, "EVENTS]") ? -EINVAL : 0;
+}
+
+void wprobe_lines_feed(struct wprobe_lines *l, size_t n,
+		       void (*fn)(const char *line, void *data), void *data)
+{
+	char *start = l->buf, *end, *nl;
+
+	l->len += n;
+	end = l->buf + l->len;
+	*end = '\0';
+	while ((nl = memchr(start, '\n', end - start))) {
+		*nl = '\0';
+		/* The end of a line too long: reported when it filled buf. */
+		if (!l->skipping)
+			fn(start, data);
+		l->skipping = false;
+		start = nl + 1;
+	}
+	l->len = end - start;
+	if (!l->skipping && l->len == sizeof(l->buf) - 1) {
+		fn(NULL, data);
+		l->skipping = true;
+	}
+	if (l->skipping)
+		l->len = 0;
+	memmove(l->buf, start, l->len);
 }
 
 /*
