@@ -158,11 +158,36 @@ static void long_line(void **state)
 	close_pipe(&p);
 }
 
+/* comm is the task's to choose: it may look like the rest of the line. */
+static void hostile_comm(void **state)
+{
+	static const char *const comms[] = {
+		"a [001] b", "x-1 [000] y", "kworker/0:1", "-1 [000] . 5: w", "a-", "", "<idle>",
+	};
+	struct pipe_kwd p;
+	char line[256], comm[64];
+	unsigned int i;
+
+	(void)state;
+	open_pipe(&p);
+	for (i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
+		hit_line(line, sizeof(line), comms[i], 1000 + i, 3, "value=0x1");
+		feed(&p, line);
+		assert_int_equal(n_events, i + 1);
+		snprintf(comm, sizeof(comm), "\"comm\":\"%s\"", comms[i]);
+		snprintf(line, sizeof(line), "\"pid\":%u,", 1000 + i);
+		assert_int_equal(count("wprobe_hit", comm, line, "\"cpu\":3,",
+				       "\"wprobe\":\"kwv\"", "\"args\":\"value=0x1\"", NULL), 1);
+	}
+	close_pipe(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(lost_lines, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(long_line, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(hostile_comm, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,9 +38,48 @@ static void hit(void **state)
 	assert_int_equal(wprobe_parse_hit("", &h), -EINVAL);
 }
 
+/* The comm is the task's to choose (up to 15 bytes): whatever it holds,
+ * the fixed part after it is found, and the comm and pid are the task's. */
+static void hostile_comm(void **state)
+{
+	static const char *const comms[] = {
+		"a [001] b", "x-1 [000] y", "kworker/0:1", "-1 [000] . 5: w", "a-", "", "<idle>",
+		"] d.h2. 1.0: w:",
+	};
+	struct wprobe_hit h;
+	char line[256];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
+		snprintf(line, sizeof(line), "%16s-%-7u [%03d] d.h2. %5u.%06u: kwv: (f+0x1/0x2) "
+			 "value=0x1\n", comms[i], 1000 + i, 3, 812, 123);
+		assert_int_equal(wprobe_parse_hit(line, &h), 0);
+		assert_string_equal(h.comm, comms[i]);
+		assert_int_equal(h.pid, 1000 + i);
+		assert_int_equal(h.cpu, 3);
+		assert_string_equal(h.ts, "812.000123");
+		assert_string_equal(h.event, "kwv");
+		assert_string_equal(h.ip, "f+0x1/0x2");
+		assert_string_equal(h.args, "value=0x1");
+	}
+	/* A cpu of four digits, and the compact spacing of older tests. */
+	assert_int_equal(wprobe_parse_hit("x [1] y-77 [1023] .... 5.5: kwv: (f) v=1", &h), 0);
+	assert_string_equal(h.comm, "x [1] y");
+	assert_int_equal(h.pid, 77);
+	assert_int_equal(h.cpu, 1023);
+	/* No pid, no flags, no timestamp or no event: not a hit. */
+	assert_int_equal(wprobe_parse_hit("   sh- [000] d.h2. 5.5: kwv: (f) v=1", &h), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("   sh-1 [000] 5.5: kwv: (f) v=1", &h), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("   sh-1 [000] d.h2. kwv: (f) v=1", &h), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("   sh-1 [000] d.h2. 5.5: (f) v=1", &h), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("   sh-1 [000] d.h2. 5.5:", &h), -EINVAL);
+}
+
 /* The kernel's "CPU:N [LOST K EVENTS]" line, whole, and nothing else. */
 static void lost(void **state)
 {
+	struct wprobe_hit h;
 	uint64_t n = 0;
 	int cpu = -1;
 
@@ -68,6 +107,10 @@ static void lost(void **state)
 	/* A comm that reads like one is a hit's. */
 	assert_int_equal(wprobe_parse_lost("CPU:1 [LOST 5 E-9 [000] d.h2. 5.5: kwv: (f) v=1",
 					   &cpu, &n), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("CPU:1 [LOST 5 E-9 [000] d.h2. 5.5: kwv: (f) v=1", &h),
+			 0);
+	assert_string_equal(h.comm, "CPU:1 [LOST 5 E");
+	assert_int_equal(h.pid, 9);
 }
 
 struct seen {
@@ -251,6 +294,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hit),
+		cmocka_unit_test(hostile_comm),
 		cmocka_unit_test(lost),
 		cmocka_unit_test(lines),
 		cmocka_unit_test(storm),

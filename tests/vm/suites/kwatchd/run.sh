@@ -285,6 +285,34 @@ t_wprobe_trace_buffer_lost() {
 	wait_for 5 sh -c "! grep -q kwatchd/kwl $de" || fail "wprobe not removed with its file"
 }
 
+# A task's comm is its own to choose: comms that read like a trace line's
+# fields ("a [001] b", "x-1 [000] y": a copy of sh by that name) still have
+# their hits, with their own comm and pid.
+t_wprobe_hostile_comm() {
+	local de=/sys/kernel/tracing/dynamic_events var=/sys/kernel/debug/kwatch_wprobe/var comm pid
+	has_wprobes ||
+		{ skip "no w: dynamic events in the tracefs README: wprobes are not in this kernel"; return; }
+	wprobe_target || return 1
+	follow_start
+	put $CONF/wprobe.d kwc.conf '[wprobe]\nname = kwc\naccess = w\nsymbol = kwt_var\nlength = 8\n'
+	wait_for 5 grep -q '^w:kwatchd/kwc w@kwt_var:8' $de ||
+		{ follow_stop; fail "wprobe not created: $(cat $de) $(events_of config_error | tail -n1)"; return 1; }
+	for comm in 'a [001] b' 'x-1 [000] y'; do
+		cp /bin/sh "$ST/$comm" || { follow_stop; fail "copy /bin/sh"; return 1; }
+		"$ST/$comm" -c "echo 'write 9' >$var" &
+		pid=$!
+		wait "$pid"
+		rm -f "$ST/$comm"
+		wait_for 5 sh -c "grep -qF '\"comm\":\"$comm\",\"pid\":$pid,' $EV" ||
+			{ follow_stop; fail "no hit of comm '$comm' pid $pid: $(events_of wprobe_hit | tail -n2)"; return 1; }
+	done
+	follow_stop
+	events_of wprobe_hit | grep '"wprobe":"kwc"'
+	expect_eq "hits of kwc" "$(events_of wprobe_hit | grep -c '"wprobe":"kwc"')" 2 || return 1
+	rm -f $CONF/wprobe.d/kwc.conf
+	wait_for 5 sh -c "! grep -q kwatchd/kwc $de" || fail "wprobe not removed with its file"
+}
+
 # kill -9 while a wprobe is configured: the wprobe (enabled in the
 # daemon's instance) outlives the daemon.  The restarted daemon removes
 # it and its instance first, so the file applies again (no EEXIST
