@@ -73,6 +73,15 @@ $(B)/unit/kwatchd/test_crash: tests/unit/kwatchd/test_crash.c $(KWD_CORE) daemon
 		-Wl,--wrap=kmsg_parser_init
 UNIT_TESTS += $(B)/unit/kwatchd/test_crash
 
+# wprobe hits from a trace_pipe that is a FIFO (stand-ins for the rest of
+# the daemon in the test).
+$(B)/unit/kwatchd/test_hits: tests/unit/kwatchd/test_hits.c $(KWD_CORE) daemon/hits.c \
+		daemon/wprobe.c $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) daemon/hits.c \
+		daemon/wprobe.c $(KWD_LIBS) -lcmocka
+UNIT_TESTS += $(B)/unit/kwatchd/test_hits
+
 # The set in force saved across restarts, and the daemon's side of it.
 $(B)/unit/kwatchd/test_inforce: tests/unit/kwatchd/test_inforce.c $(KWD_CORE) daemon/inforce.c \
 		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h

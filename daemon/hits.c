@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* wprobe hits: the daemon's tracefs instance's trace_pipe, read as the
  * kernel writes it; each line a wprobe_hit event, or a wprobe_storm when
- * the kernel's hit-storm guard disarmed a wprobe. */
+ * the kernel's hit-storm guard disarmed a wprobe, or a lost record when
+ * hits were lost on the way. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -66,12 +68,40 @@ static bool storm_line(struct kwd *d, const struct wprobe_hit *h)
 	return true;
 }
 
-static void hit_line(struct kwd *d, const char *line)
+/* Hits lost before they were read: the instance's ring buffer overwrote
+ * them ("trace_buffer"), or their line did not fit in pipe_lines
+ * ("trace_line"). */
+static void lost(struct kwd *d, const char *source, uint64_t count, uint64_t total)
 {
+	json_object *ev = kw_event_lost(source, count, total, 0, 0, -1);
+
+	if (ev)
+		kwd_emit(d, ev);
+}
+
+/* One line of trace_pipe; NULL: one too long to keep was dropped. */
+static void hit_line(const char *line, void *userdata)
+{
+	struct kwd *d = userdata;
 	struct kw_evtext t;
 	struct wprobe_hit h;
-	uint64_t ns;
+	uint64_t ns, n;
+	int cpu;
 
+	if (!line) {
+		d->pipe_too_long++;
+		log_warning("trace_pipe: a line of %zu bytes or more dropped",
+			    sizeof(d->pipe_lines.buf) - 1);
+		lost(d, "trace_line", 1, d->pipe_too_long);
+		return;
+	}
+	if (wprobe_parse_lost(line, &cpu, &n) == 0) {
+		d->pipe_lost += n;
+		log_warning("trace_pipe: %" PRIu64 " events lost on CPU %d, the trace buffer "
+			    "was full", n, cpu);
+		lost(d, "trace_buffer", n, d->pipe_lost);
+		return;
+	}
 	/* One parse per line: the storm report reads like a hit. */
 	if (wprobe_parse_hit(line, &h) < 0 || storm_line(d, &h))
 		return;
@@ -92,26 +122,17 @@ static void hit_line(struct kwd *d, const char *line)
 static int on_pipe(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct kwd *d = userdata;
-	char *nl, *start;
+	size_t room;
+	char *buf;
 	ssize_t n;
 
 	(void)s;
 	(void)revents;
-	n = read(fd, d->pipe_buf + d->pipe_len, sizeof(d->pipe_buf) - 1 - d->pipe_len);
+	buf = wprobe_lines_room(&d->pipe_lines, &room);
+	n = read(fd, buf, room);
 	if (n <= 0)
 		return 0;
-	d->pipe_len += n;
-	d->pipe_buf[d->pipe_len] = '\0';
-	start = d->pipe_buf;
-	while ((nl = strchr(start, '\n'))) {
-		*nl = '\0';
-		hit_line(d, start);
-		start = nl + 1;
-	}
-	d->pipe_len -= start - d->pipe_buf;
-	memmove(d->pipe_buf, start, d->pipe_len);
-	if (d->pipe_len == sizeof(d->pipe_buf) - 1)
-		d->pipe_len = 0;
+	wprobe_lines_feed(&d->pipe_lines, n, hit_line, d);
 	server_flush_queued(&d->srv);
 	return 0;
 }

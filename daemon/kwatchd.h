@@ -13,6 +13,7 @@
 #include "ksym.h"
 #include "server.h"
 #include "spool.h"
+#include "wprobe.h"
 
 struct kwd;
 
@@ -88,8 +89,8 @@ struct kwd {
 	char trace_pipe[PATH_MAX];
 	int pipe_fd;
 	sd_event_source *pipe_io;
-	char pipe_buf[8192];
-	size_t pipe_len;
+	struct wprobe_lines pipe_lines;
+	uint64_t pipe_lost, pipe_too_long;	/* the totals of its lost records */
 
 	sd_event_source *conf_src[_KW_KIND_MAX + 1];
 	sd_event_source *quiet;

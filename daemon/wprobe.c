@@ -160,69 +160,167 @@ int wprobe_remove(const char *tracefs, const char *instance, const struct kw_wpr
 	return append(path, line);
 }
 
+/* The run of up to max decimal digits at p, at least min: its end, or NULL;
+ * *val saturates at UINT64_MAX. */
+static const char *digits(const char *p, size_t min, size_t max, uint64_t *val)
+{
+	uint64_t d;
+	size_t n;
+
+	*val = 0;
+	for (n = 0; n < max && p[n] >= '0' && p[n] <= '9'; n++) {
+		d = (uint64_t)(p[n] - '0');
+		*val = *val > (UINT64_MAX - d) / 10 ? UINT64_MAX : *val * 10 + d;
+	}
+	return n >= min && !(p[n] >= '0' && p[n] <= '9') ? p + n : NULL;
+}
+
+static const char *skip_spaces(const char *p)
+{
+	while (*p == ' ')
+		p++;
+	return p;
+}
+
+/* The '[' of "[cpu]" is at most this far into a hit line: a comm of up to 15
+ * bytes padded to 16, '-', a pid padded to 7 and a space make 25. */
+#define HIT_CPU_MAX 64
+
+/*
+ * The fixed part of a hit line around br, a '[' after a space:
+ * "-<pid> [<cpu>] <flags> <ts>: <event>: ", and where the comm ends (its
+ * '-') in *dash.  The rest of the line, or NULL if br is not that '['.
+ */
+static const char *hit_context(const char *line, const char *br, struct wprobe_hit *h,
+			       const char **dash)
+{
+	const char *p = br - 1, *q, *ts;
+	uint64_t v;
+
+	/* Back from the '[': spaces, the pid's digits, its '-'. */
+	while (p > line && *p == ' ')
+		p--;
+	for (q = p; q > line && *q >= '0' && *q <= '9'; q--)
+		;
+	if (*q != '-' || q == p || p - q > 9 || !digits(q + 1, 1, 9, &v))
+		return NULL;
+	h->pid = (int)v;
+	*dash = q;
+	p = digits(br + 1, 3, 9, &v);
+	if (!p || p[0] != ']' || p[1] != ' ')
+		return NULL;
+	h->cpu = (int)v;
+	/* The flags ("d.h2."): letters, digits and dots. */
+	p = skip_spaces(p + 1);
+	for (q = p; (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		    (*q >= '0' && *q <= '9') || *q == '.'; q++)
+		if (q - p > 16)
+			return NULL;
+	if (q == p || *q != ' ')
+		return NULL;
+	/* The timestamp, "SECONDS[.FRACTION]: ". */
+	ts = skip_spaces(q);
+	p = digits(ts, 1, 20, &v);
+	if (p && *p == '.')
+		p = digits(p + 1, 1, 9, &v);
+	if (!p || p[0] != ':' || p[1] != ' ')
+		return NULL;
+	snprintf(h->ts, sizeof(h->ts), "%.*s", (int)(p - ts), ts);
+	/* The event's name, "[A-Za-z0-9_]+:". */
+	p = skip_spaces(p + 1);
+	for (q = p; (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+		    (*q >= '0' && *q <= '9') || *q == '_'; q++)
+		if (q - p >= KW_NAME_MAX)
+			return NULL;
+	if (q == p || *q != ':')
+		return NULL;
+	snprintf(h->event, sizeof(h->event), "%.*s", (int)(q - p), p);
+	return q + 1;
+}
+
 /*
  *            comm-123     [001] d.h2.  1234.567890: name: (ip+0x1/0x2) a=1 b=2
- * The comm may contain '-' and spaces; the pid is after the last '-'
- * before " [".
+ * The comm is the task's to choose: it may hold '-', spaces and what looks
+ * like the rest ("x-1 [000] y").  The first '[' after which the whole fixed
+ * part follows is the cpu's: a false one inside the comm would need 16
+ * bytes for "-1 [000] . 0: e:", and a comm holds 15 (TASK_COMM_LEN - 1).
+ * The pid is after the last '-' before that '['.
  */
 int wprobe_parse_hit(const char *line, struct wprobe_hit *h)
 {
-	const char *br, *dash, *p, *colon, *ev, *ev_end;
-	size_t n;
+	const char *br, *dash = NULL, *p = NULL;
 
 	memset(h, 0, sizeof(*h));
 	while (*line == ' ')
 		line++;
-	br = strstr(line, " [");
-	if (!br)
+	for (br = strchr(line, '['); br && br - line < HIT_CPU_MAX; br = strchr(br + 1, '[')) {
+		if (br > line && br[-1] == ' ' && (p = hit_context(line, br, h, &dash)))
+			break;
+	}
+	if (!p) {
+		memset(h, 0, sizeof(*h));
 		return -EINVAL;
-	for (dash = br; dash > line && *dash != '-'; dash--)
-		;
-	if (dash == line)
-		return -EINVAL;
-	n = dash - line;
-	snprintf(h->comm, sizeof(h->comm), "%.*s", (int)n, line);
-	if (sscanf(dash + 1, "%d", &h->pid) != 1 || sscanf(br + 2, "%d", &h->cpu) != 1)
-		return -EINVAL;
-	p = strchr(br, ']');
-	if (!p)
-		return -EINVAL;
-	/* flags, then the timestamp ending in ':' */
-	p++;
-	while (*p == ' ')
-		p++;
-	if (!strchr(p, ' '))
-		return -EINVAL;
-	p = strchr(p, ' ');
-	while (*p == ' ')
-		p++;
-	colon = strchr(p, ':');
-	if (!colon)
-		return -EINVAL;
-	snprintf(h->ts, sizeof(h->ts), "%.*s", (int)(colon - p), p);
-	ev = colon + 1;
-	while (*ev == ' ')
-		ev++;
-	ev_end = strchr(ev, ':');
-	if (!ev_end || ev_end == ev)
-		return -EINVAL;
-	snprintf(h->event, sizeof(h->event), "%.*s", (int)(ev_end - ev), ev);
-	p = ev_end + 1;
-	while (*p == ' ')
-		p++;
+	}
+	snprintf(h->comm, sizeof(h->comm), "%.*s", (int)(dash - line), line);
+	p = skip_spaces(p);
 	if (*p == '(') {
 		const char *close = strchr(p, ')');
 
 		if (!close)
 			return -EINVAL;
 		snprintf(h->ip, sizeof(h->ip), "%.*s", (int)(close - p - 1), p + 1);
-		p = close + 1;
-		while (*p == ' ')
-			p++;
+		p = skip_spaces(close + 1);
 	}
 	snprintf(h->args, sizeof(h->args), "%s", p);
 	h->args[strcspn(h->args, "\n")] = '\0';
 	return 0;
+}
+
+/* "CPU:%d [LOST %lu EVENTS]" or "CPU:%d [LOST EVENTS]" (trace.c), the whole line. */
+int wprobe_parse_lost(const char *line, int *cpu, uint64_t *count)
+{
+	const char *p;
+	uint64_t v;
+
+	if (strncmp(line, "CPU:", 4) || !(p = digits(line + 4, 1, 9, &v)))
+		return -EINVAL;
+	*cpu = (int)v;
+	if (strncmp(p, " [LOST ", 7))
+		return -EINVAL;
+	p += 7;
+	*count = 1;
+	if (*p != 'E') {
+		if (!(p = digits(p, 1, 20, &v)) || !v || *p++ != ' ')
+			return -EINVAL;
+		*count = v;
+	}
+	return strcmp(p, "EVENTS]") ? -EINVAL : 0;
+}
+
+void wprobe_lines_feed(struct wprobe_lines *l, size_t n,
+		       void (*fn)(const char *line, void *data), void *data)
+{
+	char *start = l->buf, *end, *nl;
+
+	l->len += n;
+	end = l->buf + l->len;
+	*end = '\0';
+	while ((nl = memchr(start, '\n', end - start))) {
+		*nl = '\0';
+		/* The end of a line too long: reported when it filled buf. */
+		if (!l->skipping)
+			fn(start, data);
+		l->skipping = false;
+		start = nl + 1;
+	}
+	l->len = end - start;
+	if (!l->skipping && l->len == sizeof(l->buf) - 1) {
+		fn(NULL, data);
+		l->skipping = true;
+	}
+	if (l->skipping)
+		l->len = 0;
+	memmove(l->buf, start, l->len);
 }
 
 /*

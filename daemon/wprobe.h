@@ -5,7 +5,9 @@
 #ifndef KW_WPROBE_H
 #define KW_WPROBE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config.h"
 
@@ -50,6 +52,30 @@ int wprobe_remove_stale(const char *tracefs, const char *instance,
 int wprobe_remove(const char *tracefs, const char *instance, const struct kw_wprobe *p);
 /* Parse one trace_pipe line of a kwatchd wprobe; -EINVAL if it is not one. */
 int wprobe_parse_hit(const char *line, struct wprobe_hit *h);
+/* Parse the kernel's "CPU:N [LOST K EVENTS]" (K events overwritten before
+ * they were read; "[LOST EVENTS]": a number unknown, given as 1); -EINVAL
+ * if the line is not one. */
+int wprobe_parse_lost(const char *line, int *cpu, uint64_t *count);
+
+/* trace_pipe's bytes cut into lines.  A line that does not fit in buf is
+ * dropped whole, up to its newline, and reported once. */
+#define WPROBE_LINE_BUF 8192
+struct wprobe_lines {
+	char buf[WPROBE_LINE_BUF];
+	size_t len;
+	bool skipping;		/* in a line too long, dropped up to its newline */
+};
+
+/* Where to read into, and how many bytes at most (one is kept for a NUL). */
+static inline char *wprobe_lines_room(struct wprobe_lines *l, size_t *n)
+{
+	*n = sizeof(l->buf) - 1 - l->len;
+	return l->buf + l->len;
+}
+/* n bytes were read into the room: fn(line, data) for each whole line (its
+ * newline cut), and fn(NULL, data) once for each line too long to keep. */
+void wprobe_lines_feed(struct wprobe_lines *l, size_t n,
+		       void (*fn)(const char *line, void *data), void *data);
 /* Parse a wprobe_storm line; -EINVAL if it is not one.  From a line
  * already parsed as a hit: wprobe_storm_from_hit(). */
 int wprobe_parse_storm(const char *line, struct wprobe_storm *s);

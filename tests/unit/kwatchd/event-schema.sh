@@ -46,6 +46,12 @@ echo "$c" | sed 's/"address":"0x/"address":"/' | invalid "an address without 0x"
 echo "$c" | sed 's/"watched":"[^"]*",/"truncated":true,"frames_omitted":3,/' | valid "a truncated catch"
 l=$(line lost)
 [ -n "$l" ] && { echo "$l" | sed 's/,"client":[-0-9]*//' | invalid "lost without client"; }
+# Hits lost on their way from the kernel: the trace buffer, a line too long.
+# (Here-strings: valid and invalid count a failure in this shell.)
+for src in trace_buffer trace_line; do
+	valid "lost from $src" <<<"$(echo "$l" | sed 's/"source":"[a-z_]*"/"source":"'$src'"/')"
+done
+invalid "lost from an unknown source" <<<"$(echo "$l" | sed 's/"source":"[a-z_]*"/"source":"trace"/')"
 sed -n 1,5p "$TOP/tests/unit/kwatchd/kwatchctl-events.ndjson" | invalid "events from before schema 1"
 
 if [ $fails -ne 0 ]; then

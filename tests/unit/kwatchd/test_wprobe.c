@@ -38,6 +38,161 @@ static void hit(void **state)
 	assert_int_equal(wprobe_parse_hit("", &h), -EINVAL);
 }
 
+/* The comm is the task's to choose (up to 15 bytes): whatever it holds,
+ * the fixed part after it is found, and the comm and pid are the task's. */
+static void hostile_comm(void **state)
+{
+	static const char *const comms[] = {
+		"a [001] b", "x-1 [000] y", "kworker/0:1", "-1 [000] . 5: w", "a-", "", "<idle>",
+		"] d.h2. 1.0: w:",
+	};
+	struct wprobe_hit h;
+	char line[256];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
+		snprintf(line, sizeof(line), "%16s-%-7u [%03d] d.h2. %5u.%06u: kwv: (f+0x1/0x2) "
+			 "value=0x1\n", comms[i], 1000 + i, 3, 812, 123);
+		assert_int_equal(wprobe_parse_hit(line, &h), 0);
+		assert_string_equal(h.comm, comms[i]);
+		assert_int_equal(h.pid, 1000 + i);
+		assert_int_equal(h.cpu, 3);
+		assert_string_equal(h.ts, "812.000123");
+		assert_string_equal(h.event, "kwv");
+		assert_string_equal(h.ip, "f+0x1/0x2");
+		assert_string_equal(h.args, "value=0x1");
+	}
+	/* A cpu of four digits, and the compact spacing of older tests. */
+	assert_int_equal(wprobe_parse_hit("x [1] y-77 [1023] .... 5.5: kwv: (f) v=1", &h), 0);
+	assert_string_equal(h.comm, "x [1] y");
+	assert_int_equal(h.pid, 77);
+	assert_int_equal(h.cpu, 1023);
+	/* No pid, no flags, no timestamp or no event: not a hit. */
+	assert_int_equal(wprobe_parse_hit("   sh- [000] d.h2. 5.5: kwv: (f) v=1", &h), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("   sh-1 [000] 5.5: kwv: (f) v=1", &h), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("   sh-1 [000] d.h2. kwv: (f) v=1", &h), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("   sh-1 [000] d.h2. 5.5: (f) v=1", &h), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("   sh-1 [000] d.h2. 5.5:", &h), -EINVAL);
+}
+
+/* The kernel's "CPU:N [LOST K EVENTS]" line, whole, and nothing else. */
+static void lost(void **state)
+{
+	struct wprobe_hit h;
+	uint64_t n = 0;
+	int cpu = -1;
+
+	(void)state;
+	assert_int_equal(wprobe_parse_lost("CPU:3 [LOST 42 EVENTS]", &cpu, &n), 0);
+	assert_int_equal(cpu, 3);
+	assert_int_equal(n, 42);
+	assert_int_equal(wprobe_parse_lost("CPU:0 [LOST 18446744073709551615 EVENTS]", &cpu, &n),
+			 0);
+	assert_true(n == UINT64_MAX);
+	assert_int_equal(wprobe_parse_lost("CPU:0 [LOST 99999999999999999999 EVENTS]", &cpu, &n),
+			 0);
+	assert_true(n == UINT64_MAX);
+	assert_int_equal(wprobe_parse_lost("CPU:0 [LOST 100000000000000000000 EVENTS]", &cpu, &n),
+			 -EINVAL);
+	assert_int_equal(wprobe_parse_lost("CPU:12 [LOST EVENTS]", &cpu, &n), 0);
+	assert_int_equal(cpu, 12);
+	assert_int_equal(n, 1);
+	assert_int_equal(wprobe_parse_lost("CPU:1 [LOST 0 EVENTS]", &cpu, &n), -EINVAL);
+	assert_int_equal(wprobe_parse_lost("CPU:1 [LOST 5 EVENTS] ", &cpu, &n), -EINVAL);
+	assert_int_equal(wprobe_parse_lost("CPU:1 [LOST 5 EVENT]", &cpu, &n), -EINVAL);
+	assert_int_equal(wprobe_parse_lost("CPU: [LOST 5 EVENTS]", &cpu, &n), -EINVAL);
+	assert_int_equal(wprobe_parse_lost(" CPU:1 [LOST 5 EVENTS]", &cpu, &n), -EINVAL);
+	assert_int_equal(wprobe_parse_lost("", &cpu, &n), -EINVAL);
+	/* A comm that reads like one is a hit's. */
+	assert_int_equal(wprobe_parse_lost("CPU:1 [LOST 5 E-9 [000] d.h2. 5.5: kwv: (f) v=1",
+					   &cpu, &n), -EINVAL);
+	assert_int_equal(wprobe_parse_hit("CPU:1 [LOST 5 E-9 [000] d.h2. 5.5: kwv: (f) v=1", &h),
+			 0);
+	assert_string_equal(h.comm, "CPU:1 [LOST 5 E");
+	assert_int_equal(h.pid, 9);
+}
+
+struct seen {
+	char lines[8][64];
+	unsigned int n, dropped;
+};
+
+static void on_line(const char *line, void *data)
+{
+	struct seen *s = data;
+
+	if (!line)
+		s->dropped++;
+	else if (s->n < 8)
+		snprintf(s->lines[s->n++], sizeof(s->lines[0]), "%.8s:%zu", line, strlen(line));
+}
+
+/* Write s into l's room, in reads of at most step bytes. */
+static void feed(struct wprobe_lines *l, const char *s, size_t len, size_t step, struct seen *seen)
+{
+	size_t room, n;
+	char *buf;
+
+	while (len) {
+		buf = wprobe_lines_room(l, &room);
+		assert_true(room > 0);
+		n = len < step ? len : step;
+		n = n < room ? n : room;
+		memcpy(buf, s, n);
+		wprobe_lines_feed(l, n, on_line, seen);
+		s += n;
+		len -= n;
+	}
+}
+
+/* trace_pipe cut into lines: a line that does not fit is dropped whole and
+ * reported once, whatever the reads' sizes; the longest that fits is kept. */
+static void lines(void **state)
+{
+	static struct wprobe_lines l;
+	static char big[5 * WPROBE_LINE_BUF];
+	static const size_t steps[] = { 1, 100, 4095, WPROBE_LINE_BUF };
+	struct seen seen;
+	unsigned int i;
+	size_t len;
+
+	(void)state;
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		memset(&l, 0, sizeof(l));
+		memset(&seen, 0, sizeof(seen));
+		/* The longest line kept, then one byte more, then two buffers' worth. */
+		len = 0;
+		memset(big + len, 'a', WPROBE_LINE_BUF - 2);
+		len += WPROBE_LINE_BUF - 2;
+		big[len++] = '\n';
+		memset(big + len, 'b', WPROBE_LINE_BUF - 1);
+		len += WPROBE_LINE_BUF - 1;
+		big[len++] = '\n';
+		len += sprintf(big + len, "short\n");
+		memset(big + len, 'c', 2 * WPROBE_LINE_BUF);
+		len += 2 * WPROBE_LINE_BUF;
+		len += sprintf(big + len, "\nlast\npart");
+		feed(&l, big, len, steps[i], &seen);
+		assert_int_equal(seen.dropped, 2);
+		assert_int_equal(seen.n, 3);
+		assert_string_equal(seen.lines[0], "aaaaaaaa:8190");
+		assert_string_equal(seen.lines[1], "short:5");
+		assert_string_equal(seen.lines[2], "last:4");
+		/* The partial line waits for its newline. */
+		feed(&l, "\n", 1, 1, &seen);
+		assert_int_equal(seen.n, 4);
+		assert_string_equal(seen.lines[3], "part:4");
+	}
+	/* A NUL does not hide the newline after it. */
+	memset(&l, 0, sizeof(l));
+	memset(&seen, 0, sizeof(seen));
+	feed(&l, "x\0y\nz\n", 6, 6, &seen);
+	assert_int_equal(seen.n, 2);
+	assert_string_equal(seen.lines[0], "x:1");
+	assert_string_equal(seen.lines[1], "z:1");
+}
+
 static void storm(void **state)
 {
 	struct wprobe_storm s;
@@ -139,6 +294,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hit),
+		cmocka_unit_test(hostile_comm),
+		cmocka_unit_test(lost),
+		cmocka_unit_test(lines),
 		cmocka_unit_test(storm),
 		cmocka_unit_test(stale),
 	};

@@ -243,6 +243,76 @@ t_wprobe_storm_event() {
 	wait_for 5 sh -c "! grep -q kwatchd/kws $de" || fail "wprobe not removed with its file"
 }
 
+# Hits the daemon's trace buffer had no room for: kwatchd stopped
+# (SIGSTOP), the instance's buffer at its smallest, a burst of 8000 writes
+# (under the guard's default max_rate); when kwatchd reads again, the
+# kernel's "CPU:N [LOST K EVENTS]" line becomes a lost record (source
+# trace_buffer, count K) and the hits after the gap still arrive.
+t_wprobe_trace_buffer_lost() {
+	local de=/sys/kernel/tracing/dynamic_events var=/sys/kernel/debug/kwatch_wprobe/var
+	local bs=/sys/kernel/tracing/instances/kwatchd/buffer_size_kb old pid lost hits n
+	has_wprobes ||
+		{ skip "no w: dynamic events in the tracefs README: wprobes are not in this kernel"; return; }
+	wprobe_target || return 1
+	follow_start
+	put $CONF/wprobe.d kwl.conf '[wprobe]\nname = kwl\naccess = w\nsymbol = kwt_var\nlength = 8\n'
+	wait_for 5 grep -q '^w:kwatchd/kwl w@kwt_var:8' $de ||
+		{ follow_stop; fail "wprobe not created: $(cat $de) $(events_of config_error | tail -n1)"; return 1; }
+	old=$(cat $bs)
+	echo 1 >$bs || { follow_stop; fail "cannot shrink $bs"; return 1; }
+	pid=$(systemctl show -p MainPID --value kwatchd)
+	kill -STOP "$pid"
+	echo "burst 8000" >$var
+	kill -CONT "$pid"
+	wait_for 5 sh -c "grep -q '\"source\":\"trace_buffer\"' $EV"
+	sleep 1
+	follow_stop
+	echo "$old" >$bs
+	events_of lost
+	lost=0
+	for n in $(events_of lost | grep '"source":"trace_buffer"' | grep -o '"count":[0-9]*' |
+		cut -d: -f2); do
+		lost=$((lost + n))
+	done
+	hits=$(events_of wprobe_hit | grep -c '"wprobe":"kwl"')
+	echo "hits $hits, lost $lost (of 8000)"
+	[ "$lost" -ge 1 ] || fail "no lost record from the trace buffer" || return 1
+	[ "$hits" -ge 1 ] || fail "no hits after the gap" || return 1
+	[ $((hits + lost)) -le 8000 ] || fail "hits and losses exceed the writes" || return 1
+	journalctl -u kwatchd -b --no-pager | grep -q 'trace_pipe: [0-9]* events lost on CPU' ||
+		fail "no warning in the journal" || return 1
+	rm -f $CONF/wprobe.d/kwl.conf
+	wait_for 5 sh -c "! grep -q kwatchd/kwl $de" || fail "wprobe not removed with its file"
+}
+
+# A task's comm is its own to choose: comms that read like a trace line's
+# fields ("a [001] b", "x-1 [000] y": a copy of sh by that name) still have
+# their hits, with their own comm and pid.
+t_wprobe_hostile_comm() {
+	local de=/sys/kernel/tracing/dynamic_events var=/sys/kernel/debug/kwatch_wprobe/var comm pid
+	has_wprobes ||
+		{ skip "no w: dynamic events in the tracefs README: wprobes are not in this kernel"; return; }
+	wprobe_target || return 1
+	follow_start
+	put $CONF/wprobe.d kwc.conf '[wprobe]\nname = kwc\naccess = w\nsymbol = kwt_var\nlength = 8\n'
+	wait_for 5 grep -q '^w:kwatchd/kwc w@kwt_var:8' $de ||
+		{ follow_stop; fail "wprobe not created: $(cat $de) $(events_of config_error | tail -n1)"; return 1; }
+	for comm in 'a [001] b' 'x-1 [000] y'; do
+		cp /bin/sh "$ST/$comm" || { follow_stop; fail "copy /bin/sh"; return 1; }
+		"$ST/$comm" -c "echo 'write 9' >$var" &
+		pid=$!
+		wait "$pid"
+		rm -f "$ST/$comm"
+		wait_for 5 sh -c "grep -qF '\"comm\":\"$comm\",\"pid\":$pid,' $EV" ||
+			{ follow_stop; fail "no hit of comm '$comm' pid $pid: $(events_of wprobe_hit | tail -n2)"; return 1; }
+	done
+	follow_stop
+	events_of wprobe_hit | grep '"wprobe":"kwc"'
+	expect_eq "hits of kwc" "$(events_of wprobe_hit | grep -c '"wprobe":"kwc"')" 2 || return 1
+	rm -f $CONF/wprobe.d/kwc.conf
+	wait_for 5 sh -c "! grep -q kwatchd/kwc $de" || fail "wprobe not removed with its file"
+}
+
 # kill -9 while a wprobe is configured: the wprobe (enabled in the
 # daemon's instance) outlives the daemon.  The restarted daemon removes
 # it and its instance first, so the file applies again (no EEXIST
