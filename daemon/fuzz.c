@@ -556,6 +556,23 @@ static int on_spool_change(sd_event_source *s, const struct inotify_event *e, vo
 	return 0;
 }
 
+/* A runtime whose spool holds no descriptor yet: freed at any point of
+ * fuzz_start(), it closes none (not 0, a live descriptor of the daemon). */
+static struct fuzz_rt *rt_new(void)
+{
+	struct fuzz_rt *z = calloc(1, sizeof(*z));
+	int i;
+
+	if (!z)
+		return NULL;
+	for (i = 0; i < _SPOOL_STATE_MAX; i++)
+		z->spool.fd[i] = -1;
+	z->spool.prog_fd = -1;
+	z->spool.pmsg_fd = -1;
+	z->spool.input_fd = -1;
+	return z;
+}
+
 static void rt_free(struct fuzz_rt *z)
 {
 	sd_event_source_disable_unref(z->inotify);
@@ -622,7 +639,7 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 		snprintf(reason, n, "spool %s is inside %s", dir, inside);
 		return -EINVAL;
 	}
-	z = calloc(1, sizeof(*z));
+	z = rt_new();
 	if (!z)
 		return -ENOMEM;
 	z->d = d;

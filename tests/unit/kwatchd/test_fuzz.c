@@ -555,6 +555,37 @@ static void guided_lines(void **state)
 	assert_int_equal(st.edges, 5);
 }
 
+/* A producer_group that names no group fails the start before the spool
+ * is opened: freeing the runtime then closes none of the daemon's
+ * descriptors (fd 0 is a live one in the daemon: a spool directory or a
+ * client socket), however often the file is applied. */
+static void unknown_group_closes_nothing(void **state)
+{
+	static const char text[] = "[fuzz]\ntarget = t\nproducer_group = kw-no-such-group\n";
+	struct kwd *d = new_kwd();
+	char reason[256] = "";
+	struct kw_file f;
+	int saved, p[2], i;
+
+	(void)state;
+	saved = dup(0);
+	assert_true(saved >= 0);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dup2(p[0], 0), 0);
+	assert_int_equal(kw_file_parse(KW_FUZZ, "/c/fuzz.d/t.conf", text, strlen(text), &f), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), -ENOENT);
+		assert_string_equal(reason, "producer_group kw-no-such-group: no such group");
+		assert_true(fcntl(0, F_GETFD) >= 0);
+	}
+	assert_int_equal(d->n_fuzz, 0);
+	assert_int_equal(dup2(saved, 0), 0);
+	close(saved);
+	close(p[0]);
+	close(p[1]);
+	free_kwd(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,6 +594,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(stalls_and_resumes, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(keeps_the_newest, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(foreign_spool_refused, tmpdir_setup,
+						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(unknown_group_closes_nothing, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(generated_batches, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(guided_runs, tmpdir_setup, tmpdir_teardown),
