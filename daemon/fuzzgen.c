@@ -6,9 +6,10 @@
  * bytes to input_simple (-r, input = simple), a batch at a time.  The
  * target runs in the child, so an oops kills the child and not the
  * daemon.  The child keeps the input in flight in a file of its batch
- * (-k) and stops at the first kernel report after a write; kernel reports
- * are tied to that file, so the crash event and crashes/<target>/ have the
- * input that caused it.  A batch that ended in a report keeps its file.
+ * (-k) and stops at the first kernel report after a write; the kernel
+ * reports of its task (their PID) are tied to that file while it runs, so
+ * the crash event and crashes/<target>/ have the input that caused it.
+ * A batch that ended in a report keeps its file.
  *
  * generate = guided runs kfuzztest-fuzz instead: libFuzzer on the same
  * schema, steered by the kernel's coverage (KCOV), with its corpus in
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "fuzzguided.h"
 #include "fuzzpanic.h"
 #include "kwatchd.h"
@@ -52,7 +54,7 @@ struct fuzzgen_rt {
 	char dir[PATH_MAX];		/* <state_dir>/generate/<target> */
 	char blob[NAME_MAX + 1];	/* the batch's name: its input file */
 	char path[PATH_MAX];		/* the batch's input file */
-	bool tied;			/* reports are tied to it */
+	struct kwd_tie tie;		/* reports of its task, while it runs */
 	pid_t pid;
 	sd_event_source *child, *timer;
 	uint64_t started_us;
@@ -267,6 +269,11 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 	(void)s;
 	z->child = sd_event_source_unref(z->child);
 	z->pid = 0;
+	/* What the run made the kernel report is in the log by now (the
+	 * bridge saw it, or an oops killed it): read while the run is tied,
+	 * and then nothing more is the run's. */
+	crash_drain(d);
+	kwd_untie_run(d, &z->tie);
 	/* No input of the run is in flight now, whatever it wrote last. */
 	fuzz_pmsg_end(d->set.pmsg, d->ectx.boot_id, si->si_pid, z->file.fuzz.target, z->blob);
 	if (guided) {
@@ -291,7 +298,6 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 			z->inputs += inputs;
 		z->backoff_s = 0;
 		unlink(z->path);
-		z->tied = false;
 		break;
 	case REPORT:
 	case KILLED:
@@ -305,7 +311,6 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 	case FAILED:
 		z->failures++;
 		unlink(z->path);
-		z->tied = false;
 		z->backoff_s = z->backoff_s ? z->backoff_s * 2 : GEN_BACKOFF_MIN_S;
 		if (z->backoff_s > GEN_BACKOFF_MAX_S)
 			z->backoff_s = GEN_BACKOFF_MAX_S;
@@ -523,7 +528,7 @@ static int spawn(struct fuzzgen_rt *z)
 	/* Stopping the file kills and reaps it. */
 	sd_event_source_set_child_process_own(z->child, true);
 	z->pid = pid;
-	z->tied = true;
+	kwd_tie_run(z->d, &z->tie, pid, z->file.fuzz.target, z->blob, z->path);
 	z->started_us = kw_now_usec();
 	return 0;
 }
@@ -550,6 +555,7 @@ static void rt_free(struct fuzzgen_rt *z)
 	z->timer = sd_event_source_disable_unref(z->timer);
 	z->stats = sd_event_source_disable_unref(z->stats);
 	guided_close(z);
+	kwd_untie_run(z->d, &z->tie);
 	/* Owned: SIGKILL and reaped.  Its batch was stopped, not crashed. */
 	if (z->child) {
 		z->child = sd_event_source_disable_unref(z->child);
@@ -636,23 +642,6 @@ void fuzzgen_stop_all(struct kwd *d)
 		fuzzgen_stop(d, d->gen[0]->file.name);
 	free(d->gen);
 	d->gen = NULL;
-}
-
-bool fuzzgen_tied(struct kwd *d, const char **target, const char **blob, const char **path)
-{
-	size_t i;
-
-	for (i = 0; i < d->n_gen; i++) {
-		struct fuzzgen_rt *z = d->gen[i];
-
-		if (!z->tied)
-			continue;
-		*target = z->file.fuzz.target;
-		*blob = z->blob;
-		*path = z->path;
-		return true;
-	}
-	return false;
 }
 
 void fuzzgen_status(struct kwd *d, json_object *arr)

@@ -554,7 +554,7 @@ int main(int argc, char **argv)
 	 * kept of the previous boot's panic: a report made by the blob found
 	 * in flight (if it is the only one) is tied to it, from this boot's
 	 * log or from pstore as the boot it was claimed in says. */
-	if (d.tie.set && !d.tie.prev_boot) {
+	if (kwd_tie_found_now(&d)) {
 		crash_drain_all(&d);
 		kwd_untie(&d);
 	}
