@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Config parsing and validation: drop-ins and kwatchd.conf. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,6 +141,32 @@ static void watch_resolved(void **state)
 	assert_int_equal(symlink("/etc/hostname", path), 0);
 	assert_true(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)) < 0);
 	print_message("%s\n", why);
+	ksw_vars_free(&vars);
+}
+
+/* An index over the size kwatchd reads (it is read in the event loop,
+ * during an apply) is refused before it is read, naming file and limit. */
+static void index_size_capped(void **state)
+{
+	struct ksw_vars vars = {};
+	struct kw_file f;
+	char path[300], why[400], want[64];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/stackvars", root);
+	write_index(path, KW_SVAR_HEADER "\nvictim data cfa-64 32\n");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 32L << 20 | 1), 0);
+	close(fd);
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = victim\nvariable = data\n", &f), 0);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), -EFBIG);
+	print_message("%s\n", why);
+	assert_non_null(strstr(why, path));
+	snprintf(want, sizeof(want), "%lu MiB", KW_SVAR_INDEX_MAX >> 20);
+	assert_non_null(strstr(why, want));
+	assert_int_equal(KW_SVAR_INDEX_MAX, 32UL << 20);
 	ksw_vars_free(&vars);
 }
 
@@ -647,6 +674,7 @@ int main(void)
 		cmocka_unit_test(wprobe_errors),
 		cmocka_unit_test(fuzz_ok_and_errors),
 		cmocka_unit_test(settings),
+		cmocka_unit_test_setup_teardown(index_size_capped, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(edit_applies_or_pends),
 		cmocka_unit_test(lines_read_as_written),
 		cmocka_unit_test(ksw_readback),
