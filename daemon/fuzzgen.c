@@ -46,6 +46,7 @@
 #define GEN_BACKOFF_MIN_S	5
 #define GEN_BACKOFF_MAX_S	60
 #define GEN_CHECK_TIMEOUT_MS	10000	/* under the unit's WatchdogSec=30s */
+#define GEN_CHECK_POLL_US	10000	/* its exit looked for after its stderr closed */
 #define GEN_KEEP_REPORTED	100		/* batch files kept after a report */
 
 struct fuzzgen_rt {
@@ -113,6 +114,14 @@ static pid_t fork_exec(const char *const *argv, int *err_rd)
 	return pid;
 }
 
+/* Milliseconds until @deadline (kw_now_usec()), 0 once it has passed. */
+static int left_ms(uint64_t deadline)
+{
+	uint64_t now = kw_now_usec();
+
+	return now >= deadline ? 0 : (int)((deadline - now + 999) / 1000);
+}
+
 /*
  * The bridge derives the schema (-p) before anything runs: what it cannot
  * handle is the file's error, in the bridge's words (a field it names).
@@ -125,6 +134,7 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 			       z->file.fuzz.target, NULL };
 	struct pollfd pfd;
 	bool stuck = false;
+	uint64_t deadline;
 	size_t got = 0;
 	int err_fd, status = 0, r;
 	pid_t pid;
@@ -170,12 +180,14 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 		return pid;
 	pfd.fd = err_fd;
 	pfd.events = POLLIN;
-	/* Its stderr until it closes (it exits), a bounded wait. */
+	/* Its stderr until it closes, then its exit: one bounded wait for
+	 * the whole check (it runs in the event loop), however it trickles. */
+	deadline = kw_now_usec() + GEN_CHECK_TIMEOUT_MS * 1000ULL;
 	for (;;) {
 		char drop[256];
 		ssize_t k;
 
-		r = poll(&pfd, 1, GEN_CHECK_TIMEOUT_MS);
+		r = poll(&pfd, 1, left_ms(deadline));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
@@ -197,11 +209,23 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 	msg[got] = '\0';
 	if (got && msg[got - 1] == '\n')
 		msg[got - 1] = '\0';
+	/* Its stderr closed, it may still run. */
+	while (!stuck) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (!left_ms(deadline))
+			stuck = true;
+		else if (w == 0)
+			usleep(GEN_CHECK_POLL_US);
+	}
 	/* A bridge that takes longer than that is stuck: it goes. */
-	if (stuck)
+	if (stuck) {
 		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
 	if (stuck) {
 		snprintf(reason, n, "%s -p %s: no answer in %d s", set->bridge,
 			 z->file.fuzz.target, GEN_CHECK_TIMEOUT_MS / 1000);

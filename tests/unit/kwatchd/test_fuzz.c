@@ -279,6 +279,9 @@ static const char fake_bridge[] =
 	"  -P) pmsg=$2; shift 2 ;;\n"
 	"  -r) echo raw >\"$0.raw\"; shift ;;\n"
 	"  -p) [ \"$2\" = bad ] && { echo 'struct x.y: a union is not handled' >&2; exit 1; }\n"
+	"      [ \"$2\" = trickle ] && { for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do\n"
+	"        echo . >&2; sleep 1; done; exit 0; }\n"
+	"      [ \"$2\" = quiet ] && { exec 2>&-; sleep 13; exit 0; }\n"
 	"      echo 'x { u8 };'; exit 0 ;;\n"
 	"  *) [ -z \"$t\" ] && t=$1; shift ;; esac\n"
 	"done\n"
@@ -416,6 +419,40 @@ static void generated_batches(void **state)
 	assert_int_equal(count("fuzz_batch", "\"outcome\":\"killed\""), 1);
 	assert_int_equal(count("fuzz_batch", "\"signal\":9"), 1);
 	assert_null(kwd_tied_blob(d, NULL));
+	free_kwd(d);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* The schema check (bridge -p) has an overall deadline of 10 s: a bridge
+ * that keeps writing a line a second, or that closes its stderr and goes
+ * on, is stopped then, and the file's error says so. */
+static void schema_check_bounded(void **state)
+{
+	static const char *const targets[] = { "trickle", "quiet" };
+	struct kwd *d = gen_kwd();
+	char reason[256] = "";
+	long long t0, ms;
+	size_t i;
+	int r;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		t0 = now_ms();
+		r = gen_start(d, targets[i], reason, sizeof(reason));
+		ms = now_ms() - t0;
+		print_message("%s: %d after %lld ms: %s\n", targets[i], r, ms, reason);
+		assert_int_equal(r, -ETIMEDOUT);
+		assert_non_null(strstr(reason, "no answer in 10 s"));
+		assert_true(ms < 11500);
+	}
+	assert_int_equal(d->n_gen, 0);
 	free_kwd(d);
 }
 
@@ -617,6 +654,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(unknown_group_closes_nothing, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(generated_batches, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(schema_check_bounded, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(guided_runs, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(guided_lines),
 		cmocka_unit_test_setup_teardown(packs_beside_blobs, tmpdir_setup, tmpdir_teardown),
