@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,121 +231,154 @@ static int parse_dirs(struct parse_state *ps, const char *key, const char *v, ch
 
 /* --- kwatchd.conf ------------------------------------------------------- */
 
+#define KEY(sec, name, t, field, is_live, ...) { \
+		.section = sec, .key = name, .type = t, \
+		.off = offsetof(struct kw_settings, field), \
+		.size = sizeof(((struct kw_settings *)0)->field), .live = is_live, __VA_ARGS__ }
+
+/*
+ * Every key of kwatchd.conf, the one place each is defined: the parser
+ * reads a key only through its entry, and an edit of the file is taken in
+ * (kw_settings_update()) by its .live: applied now, or named in a
+ * settings_pending event and applied at the next restart.  A key needs a
+ * restart when what it names is opened or started once: the socket, the
+ * kernel's files, the BPF programs, the capture; and the paths a running
+ * generator or an armed watch was started with (stackvars, bridge,
+ * fuzz_table, fuzzer).
+ */
+const struct kw_setting_key kw_setting_keys[] = {
+	KEY("daemon", "socket", KW_KEY_PATH, socket_path, false),
+	KEY("daemon", "push", KW_KEY_PATH_OPT, push_path, true),
+	KEY("daemon", "queue_events", KW_KEY_UINT, queue_events, true, .min = 16, .max = 1 << 20),
+	KEY("daemon", "queue_kib", KW_KEY_UINT, queue_kib, true, .min = 64, .max = 1 << 20),
+	KEY("daemon", "journal", KW_KEY_JOURNAL, journal, true),
+	KEY("daemon", "quiet_ms", KW_KEY_UINT, quiet_ms, true, .max = 60000),
+	KEY("kernel", "kstackwatch", KW_KEY_PATH, kstackwatch, false),
+	KEY("kernel", "stackvars", KW_KEY_PATH, stackvars, false),
+	KEY("kernel", "tracefs", KW_KEY_PATH, tracefs, false),
+	KEY("kernel", "kfuzztest", KW_KEY_PATH, kfuzztest, false),
+	KEY("kernel", "spool", KW_KEY_PATH, spool_root, false),
+	KEY("kernel", "bridge", KW_KEY_PATH, bridge, false),
+	KEY("kernel", "fuzz_table", KW_KEY_PATH, fuzz_table, false),
+	KEY("kernel", "fuzzer", KW_KEY_PATH, fuzzer, false),
+	KEY("kernel", "instance", KW_KEY_NAME, instance, false),
+	KEY("capture", "bpf", KW_KEY_BOOL, bpf, false),
+	KEY("capture", "kmsg", KW_KEY_BOOL, kmsg, false),
+	KEY("capture", "ringbuf_kib", KW_KEY_POW2, ringbuf_kib, false, .min = 4, .max = 1 << 20),
+	KEY("capture", "keep_crashes", KW_KEY_UINT, keep_crashes, true, .max = 10000000,
+	    .want = "0 (all) to 10000000"),
+	KEY("capture", "pstore", KW_KEY_DIRS, pstore, false),
+	KEY("capture", "pmsg", KW_KEY_PATH_NO, pmsg, false),
+	KEY("capture", "kmsg_path", KW_KEY_PATH, kmsg_path, false),
+	KEY("capture", "kallsyms", KW_KEY_PATH, kallsyms, false),
+	KEY("capture", "crash_dir", KW_KEY_PATH, crash_dir, false),
+};
+const size_t kw_n_setting_keys = ARRAY_SIZE(kw_setting_keys);
+
+#undef KEY
+
+static bool key_is_string(const struct kw_setting_key *k)
+{
+	return k->type == KW_KEY_PATH || k->type == KW_KEY_PATH_OPT ||
+	       k->type == KW_KEY_PATH_NO || k->type == KW_KEY_NAME || k->type == KW_KEY_DIRS;
+}
+
+/* One key's value into its field of *s: 1, or bad()'s 0. */
+static int parse_key(struct parse_state *ps, const struct kw_setting_key *k, const char *v,
+		     struct kw_settings *s)
+{
+	void *dst = (char *)s + k->off;
+	unsigned int u = 0;
+	char why[200];
+	bool b;
+
+	switch (k->type) {
+	case KW_KEY_PATH_OPT:
+	case KW_KEY_PATH_NO:
+		if (k->type == KW_KEY_PATH_OPT ? !*v : strcmp(v, "no") == 0) {
+			v = "";
+			break;
+		}
+		/* fall through */
+	case KW_KEY_PATH:
+		if (!path_ok(v) || strlen(v) >= k->size)
+			return bad(ps, "%s: not an absolute path: '%s'", k->key, v);
+		break;
+	case KW_KEY_NAME:
+		if (!kw_ident_ok(v, k->size - 1, NULL))
+			return bad(ps, "%s: not a name: '%s'", k->key, v);
+		break;
+	case KW_KEY_DIRS:
+		return parse_dirs(ps, k->key, v, dst, k->size);
+	case KW_KEY_UINT:
+	case KW_KEY_POW2:
+		if (parse_uint(v, k->max, &u) < 0 || u < k->min ||
+		    (k->type == KW_KEY_POW2 && (u & (u - 1)))) {
+			if (k->want)
+				return bad(ps, "%s: want %s, got '%s'", k->key, k->want, v);
+			return bad(ps, "%s: want %s%u..%u, got '%s'", k->key,
+				   k->type == KW_KEY_POW2 ? "a power of two, " : "", k->min,
+				   k->max, v);
+		}
+		*(unsigned int *)dst = u;
+		return 1;
+	case KW_KEY_BOOL:
+		if (parse_bool(v, &b) < 0)
+			return bad(ps, "%s: want yes or no, got '%s'", k->key, v);
+		*(bool *)dst = b;
+		return 1;
+	case KW_KEY_JOURNAL:
+		if (kw_journal_parse(v, dst, why, sizeof(why)) < 0)
+			return bad(ps, "%s", why);
+		return 1;
+	}
+	strcpy(dst, v);
+	return 1;
+}
+
 static int settings_handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse_state *ps = user;
-	struct kw_settings *s = ps->settings;
-	unsigned int u = 0;
+	bool known_section = false;
+	size_t i;
 
 	if (dup_key(ps, section, key))
 		return 0;
+	for (i = 0; i < kw_n_setting_keys; i++) {
+		const struct kw_setting_key *k = &kw_setting_keys[i];
 
-	if (strcmp(section, "daemon") == 0) {
-		if (strcmp(key, "socket") == 0) {
-			if (!path_ok(v))
-				return bad(ps, "socket: not an absolute path: '%s'", v);
-			strcpy(s->socket_path, v);
-		} else if (strcmp(key, "push") == 0) {
-			if (*v && !path_ok(v))
-				return bad(ps, "push: not an absolute path: '%s'", v);
-			strcpy(s->push_path, v);
-		} else if (strcmp(key, "queue_events") == 0) {
-			if (parse_uint(v, 1 << 20, &u) < 0 || u < 16)
-				return bad(ps, "queue_events: want 16..1048576, got '%s'", v);
-			s->queue_events = u;
-		} else if (strcmp(key, "queue_kib") == 0) {
-			if (parse_uint(v, 1 << 20, &u) < 0 || u < 64)
-				return bad(ps, "queue_kib: want 64..1048576, got '%s'", v);
-			s->queue_kib = u;
-		} else if (strcmp(key, "journal") == 0) {
-			char why[200];
-
-			if (kw_journal_parse(v, &s->journal, why, sizeof(why)) < 0)
-				return bad(ps, "%s", why);
-		} else if (strcmp(key, "quiet_ms") == 0) {
-			if (parse_uint(v, 60000, &u) < 0)
-				return bad(ps, "quiet_ms: want 0..60000, got '%s'", v);
-			s->quiet_ms = u;
-		} else {
-			return bad(ps, "unknown key '%s' in [daemon]", key);
-		}
-		return 1;
+		if (strcmp(section, k->section) != 0)
+			continue;
+		known_section = true;
+		if (strcmp(key, k->key) == 0)
+			return parse_key(ps, k, v, ps->settings);
 	}
-	if (strcmp(section, "kernel") == 0) {
-		char *dst;
-
-		if (strcmp(key, "kstackwatch") == 0)
-			dst = s->kstackwatch;
-		else if (strcmp(key, "stackvars") == 0)
-			dst = s->stackvars;
-		else if (strcmp(key, "tracefs") == 0)
-			dst = s->tracefs;
-		else if (strcmp(key, "kfuzztest") == 0)
-			dst = s->kfuzztest;
-		else if (strcmp(key, "spool") == 0)
-			dst = s->spool_root;
-		else if (strcmp(key, "bridge") == 0)
-			dst = s->bridge;
-		else if (strcmp(key, "fuzz_table") == 0)
-			dst = s->fuzz_table;
-		else if (strcmp(key, "fuzzer") == 0)
-			dst = s->fuzzer;
-		else if (strcmp(key, "instance") == 0) {
-			if (!kw_ident_ok(v, KW_NAME_MAX, NULL))
-				return bad(ps, "instance: not a name: '%s'", v);
-			strcpy(s->instance, v);
-			return 1;
-		} else
-			return bad(ps, "unknown key '%s' in [kernel]", key);
-		if (!path_ok(v))
-			return bad(ps, "%s: not an absolute path: '%s'", key, v);
-		strcpy(dst, v);
-		return 1;
-	}
-	if (strcmp(section, "capture") == 0) {
-		char *dst;
-
-		if (strcmp(key, "bpf") == 0 || strcmp(key, "kmsg") == 0) {
-			if (parse_bool(v, key[0] == 'b' ? &s->bpf : &s->kmsg) < 0)
-				return bad(ps, "%s: want yes or no, got '%s'", key, v);
-			return 1;
-		}
-		if (strcmp(key, "ringbuf_kib") == 0) {
-			if (parse_uint(v, 1 << 20, &u) < 0 || u < 4 || (u & (u - 1)))
-				return bad(ps, "ringbuf_kib: want a power of two, 4..1048576, got '%s'",
-					   v);
-			s->ringbuf_kib = u;
-			return 1;
-		}
-		if (strcmp(key, "keep_crashes") == 0) {
-			if (parse_uint(v, 10000000, &s->keep_crashes) < 0)
-				return bad(ps, "keep_crashes: want 0 (all) to 10000000, got '%s'", v);
-			return 1;
-		}
-		if (strcmp(key, "pstore") == 0)
-			return parse_dirs(ps, key, v, s->pstore, sizeof(s->pstore));
-		if (strcmp(key, "pmsg") == 0 && strcmp(v, "no") == 0) {
-			s->pmsg[0] = '\0';
-			return 1;
-		}
-		if (strcmp(key, "pmsg") == 0)
-			dst = s->pmsg;
-		else if (strcmp(key, "kmsg_path") == 0)
-			dst = s->kmsg_path;
-		else if (strcmp(key, "kallsyms") == 0)
-			dst = s->kallsyms;
-		else if (strcmp(key, "crash_dir") == 0)
-			dst = s->crash_dir;
-		else
-			return bad(ps, "unknown key '%s' in [capture]", key);
-		if (!path_ok(v))
-			return bad(ps, "%s: not an absolute path: '%s'", key, v);
-		strcpy(dst, v);
-		return 1;
-	}
+	if (known_section)
+		return bad(ps, "unknown key '%s' in [%s]", key, section);
 	return bad(ps, "unknown section [%s]", section);
 }
 
+void kw_settings_update(struct kw_settings *cur, const struct kw_settings *next, char *pending,
+			size_t n)
+{
+	size_t i, len = 0;
+
+	if (n)
+		pending[0] = '\0';
+	for (i = 0; i < kw_n_setting_keys; i++) {
+		const struct kw_setting_key *k = &kw_setting_keys[i];
+		const char *a = (const char *)cur + k->off, *b = (const char *)next + k->off;
+
+		if (key_is_string(k) ? strncmp(a, b, k->size) == 0 : memcmp(a, b, k->size) == 0)
+			continue;
+		if (k->live) {
+			memcpy((char *)cur + k->off, b, k->size);
+			continue;
+		}
+		if (len < n)
+			len += snprintf(pending + len, n - len, "%s%s", len ? " " : "", k->key);
+	}
+}
 
 int kw_settings_parse(const char *text, struct kw_settings *s, int *ret_line,
 		      char *reason, size_t reason_len)

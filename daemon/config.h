@@ -143,12 +143,48 @@ struct kw_settings {
 
 #define KW_KEEP_CRASHES_DEFAULT 1000
 
+/* How a kwatchd.conf value is read. */
+enum kw_key_type {
+	KW_KEY_PATH,		/* an absolute path */
+	KW_KEY_PATH_OPT,	/* an absolute path, or empty: none */
+	KW_KEY_PATH_NO,		/* an absolute path, or "no": none (stored empty) */
+	KW_KEY_NAME,		/* a name: letters, digits, _ and - */
+	KW_KEY_UINT,		/* min..max */
+	KW_KEY_POW2,		/* a power of two, min..max */
+	KW_KEY_BOOL,		/* yes or no */
+	KW_KEY_DIRS,		/* absolute directories, space-separated; "no": none */
+	KW_KEY_JOURNAL,		/* event types (kw_journal_parse()) */
+};
+
+/* A key of kwatchd.conf: where it is, how it is read, its field in struct
+ * kw_settings, and whether an edit applies it live (else at the next
+ * restart, which a settings_pending event names). */
+struct kw_setting_key {
+	const char *section;
+	const char *key;
+	enum kw_key_type type;
+	size_t off, size;
+	unsigned int min, max;	/* KW_KEY_UINT, KW_KEY_POW2 */
+	const char *want;	/* the range in an error; NULL: "min..max" */
+	bool live;
+};
+
+/* Every key, each once: the parser and kw_settings_update() read only this. */
+extern const struct kw_setting_key kw_setting_keys[];
+extern const size_t kw_n_setting_keys;
+
 void kw_settings_default(struct kw_settings *s);
 
 /* Parse kwatchd.conf text over *s.  On error returns -EINVAL with the line
  * (0: whole file) and reason; *s is left as it was. */
 int kw_settings_parse(const char *text, struct kw_settings *s, int *ret_line,
 		      char *reason, size_t reason_len);
+
+/* kwatchd.conf was edited to *next: the keys that apply live are copied
+ * into *cur; the others that differ stay as they are, their names listed
+ * in @pending, space-separated ("": none). */
+void kw_settings_update(struct kw_settings *cur, const struct kw_settings *next, char *pending,
+			size_t n);
 
 /* Parse one drop-in file's text (len bytes, may hold NULs) into *f.  Always
  * fills f (kind, name, path, hash); returns 0 or the negative errno also

@@ -206,24 +206,25 @@ static int open_crash_dir(struct kwd *d, const char *target, char *dir, size_t n
 }
 
 /* Keep the blob and the report in <crash_dir>/<target>/. */
-static int keep_crash(struct crash_rt *c, const char *text, size_t len, const char *target,
-		      const char *blob, char *dir, size_t n)
+static int keep_crash(struct crash_rt *c, const char *text, size_t len,
+		      const struct kwd_tie *t, char *dir, size_t n)
 {
+	const char *blob = t->blob;
 	struct kwd *d = c->d;
 	_cleanup_close_ int dfd = -1;
 	char to[NAME_MAX + 1];
 	unsigned int i;
 	int ret;
 
-	dfd = open_crash_dir(d, target, dir, n);
+	dfd = open_crash_dir(d, t->target, dir, n);
 	if (dfd < 0)
 		return dfd;
 	if (faccessat(dfd, blob, F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
 		/* A pack's blob is in memory; any other, a file of its own. */
-		if (d->tie.set && d->tie.data)
-			ret = kw_write_file_at(dfd, blob, d->tie.data, d->tie.data_len);
+		if (t->data)
+			ret = kw_write_file_at(dfd, blob, t->data, t->data_len);
 		else
-			ret = copy_file(kwd_tied_path(d), dfd, blob);
+			ret = copy_file(t->path, dfd, blob);
 		if (ret < 0)
 			return ret;
 	}
@@ -285,15 +286,21 @@ static void report_event(struct crash_rt *c, const struct kmsg_report *r,
 			 const struct crash_origin *o)
 {
 	struct kwd *d = c->d;
-	const char *target = NULL, *blob;
+	const char *target = NULL, *blob = NULL;
+	const struct kwd_tie *t;
 	char dir[PATH_MAX], addr[24];
 	int count = kmsg_dedup_seen(&c->dedup, r->key);
 	json_object *ev;
 	int ret;
 
 	/* A previous boot's report goes to what start-up found in flight
-	 * then, never to a run started in this boot. */
-	blob = o && !d->tie.set ? NULL : kwd_tied_blob(d, &target);
+	 * then, never to a run started in this boot; one of this boot to the
+	 * input its task was writing. */
+	t = o ? kwd_tie_own(d) : kwd_tie_of(d, fuzz_panic_pid(r->text));
+	if (t) {
+		target = t->target;
+		blob = t->blob;
+	}
 	c->reports++;
 	c->tied += blob != NULL;
 	if (count > 1) {
@@ -348,7 +355,7 @@ static void report_event(struct crash_rt *c, const struct kmsg_report *r,
 		kw_event_add_str(ev, "blob", blob);
 		/* From pstore, the whole record: what led to the panic too. */
 		ret = keep_crash(c, o ? o->rec->text : r->text, o ? o->rec->len : r->text_len,
-				 target, blob, dir, sizeof(dir));
+				 t, dir, sizeof(dir));
 		if (ret < 0)
 			log_error_errno(ret, "cannot keep blob %s of %s in %s: %m", blob, target, dir);
 		else
@@ -437,8 +444,7 @@ static bool tie_pmsg_input(struct crash_rt *c, const struct kmsg_report *r, char
 		snprintf(in.name, sizeof(in.name), "pmsg-input-%llu", in.seq);
 	log_info("pstore: the panic came in input %llu of fuzz run %s of %s (pmsg)", in.seq,
 		 in.name, in.target);
-	kwd_tie(d, in.target, in.name, path);
-	d->tie.prev_boot = true;
+	kwd_tie_found(d, in.target, in.name, path, true);
 	return true;
 }
 
@@ -458,7 +464,7 @@ static void panic_event(struct crash_rt *c, const struct pstore_record *rec, boo
 	o.panic = panic ? panic->title : NULL;
 	r = cause ? cause : panic;
 	/* No spool blob in flight: perhaps a generated input was. */
-	if (alone && !c->d->tie.set)
+	if (alone && !kwd_tie_own(c->d))
 		ours = tie_pmsg_input(c, r, path, sizeof(path));
 	report_event(c, r, &o);
 	if (ours) {
@@ -482,9 +488,9 @@ void crash_pstore(struct kwd *d)
 	if (r < 0)
 		log_warning_errno(r, "pstore: %m");
 	/* Which of several panics the blob made cannot be told. */
-	if (p.n > 1 && kwd_tied_blob(d, NULL)) {
+	if (p.n > 1 && kwd_tie_own(d)) {
 		log_warning("pstore: %zu new panic records, none tied to blob %s", p.n,
-			    kwd_tied_blob(d, NULL));
+			    kwd_tie_own(d)->blob);
 		kwd_untie(d);
 	}
 	for (i = 0; i < p.n; i++) {

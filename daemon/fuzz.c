@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "kwatchd.h"
 #include "crash.h"
@@ -91,10 +92,9 @@ static void on_recover(const struct spool_result *res, void *ud)
 	snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir,
 		 spool_dir_name[SPOOL_INTERRUPTED], res->final_name);
 	if (d->n_recovered++ == 0) {
-		kwd_tie(d, z->file.fuzz.target, res->final_name, path);
 		/* Claimed in an earlier boot: the kernel panicked in its write,
 		 * and the report is in pstore, not in this boot's log. */
-		d->tie.prev_boot = res->prev_boot;
+		kwd_tie_found(d, z->file.fuzz.target, res->final_name, path, res->prev_boot);
 	} else {
 		kwd_untie(d);
 	}
@@ -181,49 +181,67 @@ static int replay_one(struct fuzz_rt *z, struct spool_result *res)
 	return r;
 }
 
-/* The tie reports go to: the daemon's own write, else a batch of
- * generated inputs running in its child. */
-static bool tied(struct kwd *d, const char **target, const char **blob, const char **path)
-{
-	if (!d->tie.set)
-		return fuzzgen_tied(d, target, blob, path);
-	*target = d->tie.target;
-	*blob = d->tie.blob;
-	*path = d->tie.path;
-	return true;
-}
+/* --- ties: which input a kernel report (or BPF record) is of ------------------ */
 
-const char *kwd_tied_blob(struct kwd *d, const char **target)
-{
-	const char *t, *blob, *path;
-
-	if (!tied(d, &t, &blob, &path))
-		return NULL;
-	if (target)
-		*target = t;
-	return blob;
-}
-
-const char *kwd_tied_path(struct kwd *d)
-{
-	const char *t, *blob, *path;
-
-	return tied(d, &t, &blob, &path) ? path : NULL;
-}
-
-void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *path)
+static void tie_set(struct kwd_tie *t, pid_t pid, const char *target, const char *blob,
+		    const char *path)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(d->tie.target, sizeof(d->tie.target), "%s", target);
-	snprintf(d->tie.blob, sizeof(d->tie.blob), "%s", blob);
-	snprintf(d->tie.path, sizeof(d->tie.path), "%s", path);
-	d->tie.t0_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-	d->tie.prev_boot = false;
-	d->tie.data = NULL;
-	d->tie.data_len = 0;
-	d->tie.set = true;
+	snprintf(t->target, sizeof(t->target), "%s", target);
+	snprintf(t->blob, sizeof(t->blob), "%s", blob);
+	snprintf(t->path, sizeof(t->path), "%s", path);
+	t->pid = pid;
+	t->t0_ns = (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	t->prev_boot = false;
+	t->data = NULL;
+	t->data_len = 0;
+	t->set = true;
+}
+
+const struct kwd_tie *kwd_tie_of(struct kwd *d, long pid)
+{
+	const struct kwd_tie *t;
+
+	if (d->tie.set && (pid < 0 || !d->tie.pid || d->tie.pid == pid))
+		return &d->tie;
+	if (pid >= 0) {
+		for (t = d->runs; t; t = t->next)
+			if (t->pid == pid)
+				return t;
+		return NULL;
+	}
+	/* No task named: which of several runs made it cannot be told. */
+	return !d->tie.set && d->runs && !d->runs->next ? d->runs : NULL;
+}
+
+const struct kwd_tie *kwd_tie_own(struct kwd *d)
+{
+	return d->tie.set ? &d->tie : NULL;
+}
+
+const char *kwd_tied_blob(struct kwd *d, const char **target)
+{
+	const struct kwd_tie *t = kwd_tie_of(d, -1);
+
+	if (!t)
+		return NULL;
+	if (target)
+		*target = t->target;
+	return t->blob;
+}
+
+const char *kwd_tied_path(struct kwd *d)
+{
+	const struct kwd_tie *t = kwd_tie_of(d, -1);
+
+	return t ? t->path : NULL;
+}
+
+void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *path)
+{
+	tie_set(&d->tie, getpid(), target, blob, path);
 }
 
 void kwd_tie_data(struct kwd *d, const char *target, const char *blob, const char *path,
@@ -234,9 +252,50 @@ void kwd_tie_data(struct kwd *d, const char *target, const char *blob, const cha
 	d->tie.data_len = len;
 }
 
+void kwd_tie_found(struct kwd *d, const char *target, const char *blob, const char *path,
+		   bool prev_boot)
+{
+	/* Written by a daemon that is gone: its report names that one. */
+	tie_set(&d->tie, 0, target, blob, path);
+	d->tie.prev_boot = prev_boot;
+}
+
+bool kwd_tie_found_now(struct kwd *d)
+{
+	return d->tie.set && !d->tie.pid && !d->tie.prev_boot;
+}
+
 void kwd_untie(struct kwd *d)
 {
 	d->tie.set = false;
+}
+
+void kwd_tie_run(struct kwd *d, struct kwd_tie *t, pid_t pid, const char *target,
+		 const char *blob, const char *path)
+{
+	bool linked = t->set;
+
+	tie_set(t, pid, target, blob, path);
+	if (!linked) {
+		t->next = d->runs;
+		d->runs = t;
+	}
+}
+
+void kwd_untie_run(struct kwd *d, struct kwd_tie *t)
+{
+	struct kwd_tie **p;
+
+	if (!t->set)
+		return;
+	for (p = &d->runs; *p; p = &(*p)->next) {
+		if (*p == t) {
+			*p = t->next;
+			break;
+		}
+	}
+	t->next = NULL;
+	t->set = false;
 }
 
 /* The spool cannot go on (a full or failing disk): said once a streak,
@@ -569,6 +628,17 @@ static int on_spool_change(sd_event_source *s, int fd, uint32_t revents, void *u
 	return 0;
 }
 
+/* A runtime whose spool holds no descriptor yet: freed at any point of
+ * fuzz_start(), it closes none (not 0, a live descriptor of the daemon). */
+static struct fuzz_rt *rt_new(void)
+{
+	struct fuzz_rt *z = calloc(1, sizeof(*z));
+
+	if (z)
+		spool_init(&z->spool);
+	return z;
+}
+
 static void rt_free(struct fuzz_rt *z)
 {
 	sd_event_source_disable_unref(z->inotify);
@@ -635,7 +705,7 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 		snprintf(reason, n, "spool %s is inside %s", dir, inside);
 		return -EINVAL;
 	}
-	z = calloc(1, sizeof(*z));
+	z = rt_new();
 	if (!z)
 		return -ENOMEM;
 	z->d = d;

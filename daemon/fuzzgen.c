@@ -6,9 +6,10 @@
  * bytes to input_simple (-r, input = simple), a batch at a time.  The
  * target runs in the child, so an oops kills the child and not the
  * daemon.  The child keeps the input in flight in a file of its batch
- * (-k) and stops at the first kernel report after a write; kernel reports
- * are tied to that file, so the crash event and crashes/<target>/ have the
- * input that caused it.  A batch that ended in a report keeps its file.
+ * (-k) and stops at the first kernel report after a write; the kernel
+ * reports of its task (their PID) are tied to that file while it runs, so
+ * the crash event and crashes/<target>/ have the input that caused it.
+ * A batch that ended in a report keeps its file.
  *
  * generate = guided runs kfuzztest-fuzz instead: libFuzzer on the same
  * schema, steered by the kernel's coverage (KCOV), with its corpus in
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "crash.h"
 #include "fuzzguided.h"
 #include "fuzzpanic.h"
 #include "kwatchd.h"
@@ -44,6 +46,7 @@
 #define GEN_BACKOFF_MIN_S	5
 #define GEN_BACKOFF_MAX_S	60
 #define GEN_CHECK_TIMEOUT_MS	10000	/* under the unit's WatchdogSec=30s */
+#define GEN_CHECK_POLL_US	10000	/* its exit looked for after its stderr closed */
 #define GEN_KEEP_REPORTED	100		/* batch files kept after a report */
 
 struct fuzzgen_rt {
@@ -52,7 +55,7 @@ struct fuzzgen_rt {
 	char dir[PATH_MAX];		/* <state_dir>/generate/<target> */
 	char blob[NAME_MAX + 1];	/* the batch's name: its input file */
 	char path[PATH_MAX];		/* the batch's input file */
-	bool tied;			/* reports are tied to it */
+	struct kwd_tie tie;		/* reports of its task, while it runs */
 	pid_t pid;
 	sd_event_source *child, *timer;
 	uint64_t started_us;
@@ -111,6 +114,14 @@ static pid_t fork_exec(const char *const *argv, int *err_rd)
 	return pid;
 }
 
+/* Milliseconds until @deadline (kw_now_usec()), 0 once it has passed. */
+static int left_ms(uint64_t deadline)
+{
+	uint64_t now = kw_now_usec();
+
+	return now >= deadline ? 0 : (int)((deadline - now + 999) / 1000);
+}
+
 /*
  * The bridge derives the schema (-p) before anything runs: what it cannot
  * handle is the file's error, in the bridge's words (a field it names).
@@ -123,6 +134,7 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 			       z->file.fuzz.target, NULL };
 	struct pollfd pfd;
 	bool stuck = false;
+	uint64_t deadline;
 	size_t got = 0;
 	int err_fd, status = 0, r;
 	pid_t pid;
@@ -168,12 +180,14 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 		return pid;
 	pfd.fd = err_fd;
 	pfd.events = POLLIN;
-	/* Its stderr until it closes (it exits), a bounded wait. */
+	/* Its stderr until it closes, then its exit: one bounded wait for
+	 * the whole check (it runs in the event loop), however it trickles. */
+	deadline = kw_now_usec() + GEN_CHECK_TIMEOUT_MS * 1000ULL;
 	for (;;) {
 		char drop[256];
 		ssize_t k;
 
-		r = poll(&pfd, 1, GEN_CHECK_TIMEOUT_MS);
+		r = poll(&pfd, 1, left_ms(deadline));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0) {
@@ -195,11 +209,23 @@ static int derive_check(struct fuzzgen_rt *z, char *reason, size_t n)
 	msg[got] = '\0';
 	if (got && msg[got - 1] == '\n')
 		msg[got - 1] = '\0';
+	/* Its stderr closed, it may still run. */
+	while (!stuck) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid || (w < 0 && errno != EINTR))
+			break;
+		if (!left_ms(deadline))
+			stuck = true;
+		else if (w == 0)
+			usleep(GEN_CHECK_POLL_US);
+	}
 	/* A bridge that takes longer than that is stuck: it goes. */
-	if (stuck)
+	if (stuck) {
 		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
 	if (stuck) {
 		snprintf(reason, n, "%s -p %s: no answer in %d s", set->bridge,
 			 z->file.fuzz.target, GEN_CHECK_TIMEOUT_MS / 1000);
@@ -281,6 +307,11 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 	(void)s;
 	z->child = sd_event_source_unref(z->child);
 	z->pid = 0;
+	/* What the run made the kernel report is in the log by now (the
+	 * bridge saw it, or an oops killed it): read while the run is tied,
+	 * and then nothing more is the run's. */
+	crash_drain(d);
+	kwd_untie_run(d, &z->tie);
 	/* No input of the run is in flight now, whatever it wrote last. */
 	fuzz_pmsg_end(d->set.pmsg, d->ectx.boot_id, si->si_pid, z->file.fuzz.target, z->blob);
 	if (guided) {
@@ -305,7 +336,6 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 			z->inputs += inputs;
 		z->backoff_s = 0;
 		unlink(z->path);
-		z->tied = false;
 		break;
 	case REPORT:
 	case KILLED:
@@ -319,7 +349,6 @@ static int on_batch_exit(sd_event_source *s, const siginfo_t *si, void *userdata
 	case FAILED:
 		z->failures++;
 		unlink(z->path);
-		z->tied = false;
 		z->backoff_s = z->backoff_s ? z->backoff_s * 2 : GEN_BACKOFF_MIN_S;
 		if (z->backoff_s > GEN_BACKOFF_MAX_S)
 			z->backoff_s = GEN_BACKOFF_MAX_S;
@@ -537,7 +566,7 @@ static int spawn(struct fuzzgen_rt *z)
 	/* Stopping the file kills and reaps it. */
 	sd_event_source_set_child_process_own(z->child, true);
 	z->pid = pid;
-	z->tied = true;
+	kwd_tie_run(z->d, &z->tie, pid, z->file.fuzz.target, z->blob, z->path);
 	z->started_us = kw_now_usec();
 	return 0;
 }
@@ -563,6 +592,7 @@ static void rt_free(struct fuzzgen_rt *z)
 	z->timer = sd_event_source_disable_unref(z->timer);
 	z->stats = sd_event_source_disable_unref(z->stats);
 	guided_close(z);
+	kwd_untie_run(z->d, &z->tie);
 	/* Owned: SIGKILL and reaped.  Its batch was stopped, not crashed. */
 	if (z->child) {
 		z->child = sd_event_source_disable_unref(z->child);
@@ -654,23 +684,6 @@ void fuzzgen_stop_all(struct kwd *d)
 		fuzzgen_stop(d, d->gen[0]->file.name);
 	free(d->gen);
 	d->gen = NULL;
-}
-
-bool fuzzgen_tied(struct kwd *d, const char **target, const char **blob, const char **path)
-{
-	size_t i;
-
-	for (i = 0; i < d->n_gen; i++) {
-		struct fuzzgen_rt *z = d->gen[i];
-
-		if (!z->tied)
-			continue;
-		*target = z->file.fuzz.target;
-		*blob = z->blob;
-		*path = z->path;
-		return true;
-	}
-	return false;
 }
 
 void fuzzgen_status(struct kwd *d, json_object *arr)

@@ -211,16 +211,17 @@ static int read_settings(struct kwd *d, struct kw_settings *set, int *line, char
 	return kw_settings_parse(text, set, line, reason, n);
 }
 
-/* kwatchd.conf again, live: the stream settings change now (quiet period,
- * queue bounds for clients that connect from now on, the push target,
- * keep_crashes); the
- * others (socket, kernel paths, [capture]) only at a restart, which an
- * event says.  A bad file changes nothing and is a config error. */
+/* kwatchd.conf again, live: the keys kw_setting_keys marks live change now
+ * (quiet period, journal, queue bounds for clients that connect from now
+ * on, the push target, keep_crashes); the others only at a restart, which
+ * a settings_pending event names.  A bad file changes nothing and is a
+ * config error. */
 static void reload_settings(struct kwd *d)
 {
 	struct kw_settings set;
-	char reason[256], keys[256] = "", path[PATH_MAX + 16];
+	char reason[256], keys[512], path[PATH_MAX + 16];
 	json_object *ev;
+	bool push;
 	int r, line;
 
 	r = read_settings(d, &set, &line, reason, sizeof(reason));
@@ -239,37 +240,15 @@ static void reload_settings(struct kwd *d)
 		kwd_emit(d, ev);
 		return;
 	}
-	d->set.quiet_ms = set.quiet_ms;
-	d->set.journal = set.journal;
-	d->set.keep_crashes = set.keep_crashes;
-	d->srv.q_events = d->set.queue_events = set.queue_events;
-	d->set.queue_kib = set.queue_kib;
-	d->srv.q_bytes = (size_t)set.queue_kib * 1024;
-	if (strcmp(set.push_path, d->set.push_path) != 0) {
+	push = strcmp(set.push_path, d->set.push_path) != 0;
+	if (push)
 		log_info("push target: '%s' -> '%s'", d->set.push_path, set.push_path);
-		strcpy(d->set.push_path, set.push_path);
-		server_set_push(&d->srv, set.push_path);
-	}
-#define PENDING(f) do { \
-		if (memcmp(&set.f, &d->set.f, sizeof(set.f)) != 0) \
-			snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s", \
-				 keys[0] ? " " : "", #f); \
-	} while (0)
-	PENDING(socket_path);
-	PENDING(kstackwatch);
-	PENDING(tracefs);
-	PENDING(instance);
-	PENDING(kfuzztest);
-	PENDING(spool_root);
-	PENDING(bpf);
-	PENDING(ringbuf_kib);
-	PENDING(kmsg);
-	PENDING(kmsg_path);
-	PENDING(kallsyms);
-	PENDING(crash_dir);
-	PENDING(pstore);
-	PENDING(pmsg);
-#undef PENDING
+	/* Each key as kw_setting_keys says: in force now, or named. */
+	kw_settings_update(&d->set, &set, keys, sizeof(keys));
+	d->srv.q_events = d->set.queue_events;
+	d->srv.q_bytes = (size_t)d->set.queue_kib * 1024;
+	if (push)
+		server_set_push(&d->srv, d->set.push_path);
 	if (!keys[0])
 		return;
 	log_warning("kwatchd.conf: %s change at the next restart", keys);
@@ -595,7 +574,7 @@ int main(int argc, char **argv)
 	 * kept of the previous boot's panic: a report made by the blob found
 	 * in flight (if it is the only one) is tied to it, from this boot's
 	 * log or from pstore as the boot it was claimed in says. */
-	if (d.tie.set && !d.tie.prev_boot) {
+	if (kwd_tie_found_now(&d)) {
 		crash_drain_all(&d);
 		kwd_untie(&d);
 	}

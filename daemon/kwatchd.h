@@ -53,6 +53,27 @@ struct fuzz_rt {
 	unsigned int held[_SPOOL_STATE_MAX];
 };
 
+/*
+ * An input being written to a KFuzzTest target, that kernel reports (and
+ * BPF records) are tied to: the daemon's own write of a spool blob, or a
+ * generated or guided run in a child process.  A report goes to the tie
+ * of the task it names (kwd_tie_of()).  Only fuzz.c's kwd_tie*() set and
+ * clear them.
+ */
+struct kwd_tie {
+	bool set;
+	pid_t pid;			/* the task that writes it; 0: any (found in flight) */
+	char target[KW_NAME_MAX + 1];
+	char blob[NAME_MAX + 1];
+	char path[PATH_MAX];		/* where the blob is now */
+	/* A pack's blob: its bytes (path is the pack's). */
+	const void *data;
+	size_t data_len;
+	uint64_t t0_ns;			/* CLOCK_MONOTONIC at its write */
+	bool prev_boot;			/* found in flight, claimed before this boot */
+	struct kwd_tie *next;		/* in kwd.runs, while a run's tie is set */
+};
+
 struct kwd {
 	sd_event *ev;
 	char confdir[PATH_MAX];
@@ -107,20 +128,11 @@ struct kwd {
 	struct ksym_cache syms;		/* kallsyms, for BPF stacks and crash frames */
 	unsigned int n_recovered;	/* blobs found in flight at start-up */
 	struct crash_rt *crash;		/* NULL: no crash capture */
-	/* The blob that kernel reports and BPF records are tied to: the one
-	 * being written to a KFuzzTest input right now, or at start-up the
-	 * one found in flight (the daemon may have died in its write). */
-	struct {
-		bool set;
-		char target[KW_NAME_MAX + 1];
-		char blob[NAME_MAX + 1];
-		char path[PATH_MAX];		/* where the blob is now */
-		/* A pack's blob: its bytes (path is the pack's). */
-		const void *data;
-		size_t data_len;
-		uint64_t t0_ns;			/* CLOCK_MONOTONIC at its write */
-		bool prev_boot;			/* found in flight, claimed before this boot */
-	} tie;
+	/* The daemon's own tie (fuzz.c): the blob being written to a KFuzzTest
+	 * input right now, or at start-up the one found in flight (the
+	 * daemon may have died in its write). */
+	struct kwd_tie tie;
+	struct kwd_tie *runs;		/* the ties of child processes' runs */
 };
 
 /* Encode and broadcast; takes ownership of ev. */
@@ -161,24 +173,40 @@ int kwd_pipe_open(struct kwd *d);
 int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n);
 bool fuzz_stop(struct kwd *d, const char *name);
 void fuzz_stop_all(struct kwd *d);
-/* The path of the blob kwd_tied_blob() names, or NULL. */
-const char *kwd_tied_path(struct kwd *d);
 
 /* fuzzgen.c: generate = yes, inputs from the bridge in a child process */
 int fuzzgen_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n);
 bool fuzzgen_stop(struct kwd *d, const char *name);
 void fuzzgen_stop_all(struct kwd *d);
-/* A running batch that reports are tied to: its target, name and file. */
-bool fuzzgen_tied(struct kwd *d, const char **target, const char **blob, const char **path);
 /* One object per generating file, into the status record's array. */
 void fuzzgen_status(struct kwd *d, json_object *arr);
-/* The blob reports are tied to now (and its target), NULL if none. */
+
+/* fuzz.c: ties */
+/* The tie of a report naming task @pid (-1: it names none): the daemon's
+ * own write if @pid is the daemon's (or any, for a blob found in flight),
+ * else the run of the child @pid; with no PID, the daemon's own write or
+ * the only run.  NULL: the report is no input's. */
+const struct kwd_tie *kwd_tie_of(struct kwd *d, long pid);
+/* The daemon's own tie, NULL when not set. */
+const struct kwd_tie *kwd_tie_own(struct kwd *d);
+/* kwd_tie_of(d, -1)'s blob (and its target) and path, NULL if none. */
 const char *kwd_tied_blob(struct kwd *d, const char **target);
+const char *kwd_tied_path(struct kwd *d);
+/* The daemon writes a blob now (its own pid), or a pack's blob (its bytes,
+ * kept in a crash's place; path is the pack's). */
 void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *path);
-/* The same for a pack's blob: its bytes, kept in a crash's place (path is
- * the pack's). */
 void kwd_tie_data(struct kwd *d, const char *target, const char *blob, const char *path,
 		  const void *data, size_t len);
+/* A blob found in flight at start-up (any task's report; claimed in the
+ * previous boot if @prev_boot). */
+void kwd_tie_found(struct kwd *d, const char *target, const char *blob, const char *path,
+		   bool prev_boot);
+bool kwd_tie_found_now(struct kwd *d);	/* set so, in this boot */
 void kwd_untie(struct kwd *d);
+/* A child's run (@pid writes its inputs) in @t, its owner's, until
+ * kwd_untie_run() when the run is over. */
+void kwd_tie_run(struct kwd *d, struct kwd_tie *t, pid_t pid, const char *target,
+		 const char *blob, const char *path);
+void kwd_untie_run(struct kwd *d, struct kwd_tie *t);
 
 #endif

@@ -152,7 +152,7 @@ static json_object *catch_event(struct kwbpf *b, const struct kwb_catch *c)
  * json-c object, which was most of their cost. */
 static void fuzz_event(struct kwbpf *b, const struct kwb_fuzz *f)
 {
-	const char *blob = kwd_tied_blob(b->d, NULL);
+	const struct kwd_tie *tie = kwd_tie_of(b->d, f->h.pid);
 	struct kw_evtext t;
 
 	kw_evtext_begin(&t, f->h.kind == KWB_FUZZ_ENTRY ? "fuzz_entry" : "fuzz_done");
@@ -166,8 +166,9 @@ static void fuzz_event(struct kwbpf *b, const struct kwb_fuzz *f)
 	}
 	/* The daemon's own write of the blob tied now, not a late record of
 	 * the one before (a record reserved on a stalled CPU is read later). */
-	if (blob && (pid_t)f->h.pid == getpid() && f->h.ktime_ns >= b->d->tie.t0_ns)
-		kw_evtext_str(&t, "blob", blob);
+	if (tie && tie->pid == getpid() && (pid_t)f->h.pid == tie->pid &&
+	    f->h.ktime_ns >= tie->t0_ns)
+		kw_evtext_str(&t, "blob", tie->blob);
 	text_hdr(&t, &f->h);
 	kwd_emit_text(b->d, &t);
 }

@@ -34,19 +34,26 @@ static int64_t now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-int spool_open_group(struct spool *s, const char *dir, const char *input, unsigned int repeat,
-		     gid_t group, char *why, size_t why_len)
+void spool_init(struct spool *s)
 {
-	int i, r;
+	int i;
 
 	memset(s, 0, sizeof(*s));
 	s->prog_fd = -1;
 	s->pmsg_fd = -1;
 	s->input_fd = -1;
 	s->ino_fd = -1;
-	why[0] = '\0';
 	for (i = 0; i < _SPOOL_STATE_MAX; i++)
 		s->fd[i] = -1;
+}
+
+int spool_open_group(struct spool *s, const char *dir, const char *input, unsigned int repeat,
+		     gid_t group, char *why, size_t why_len)
+{
+	int i, r;
+
+	spool_init(s);
+	why[0] = '\0';
 	if (kw_strlcpy(s->dir, dir, sizeof(s->dir)) < 0 ||
 	    kw_strlcpy(s->input, input, sizeof(s->input)) < 0)
 		return -ENAMETOOLONG;

@@ -123,6 +123,9 @@ struct spool_batch {
 	struct spool_result res[SPOOL_BATCH_MAX];	/* of the moved */
 };
 
+/* A spool that holds nothing (every descriptor -1): spool_close() on it
+ * closes nothing.  spool_open*() start with it. */
+void spool_init(struct spool *s);
 int spool_open(struct spool *s, const char *dir, const char *input, unsigned int repeat);
 /* The same, for a spool that producers of @group ((gid_t)-1: none) may
  * write.  A spool (or one of its directories) not owned by the daemon's

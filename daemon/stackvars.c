@@ -226,6 +226,11 @@ int kw_stackvars_load(struct kw_stackvars *sv, const char *path, char *err, size
 	int r;
 
 	r = kw_read_regular(path, KW_SVAR_INDEX_MAX, &text, NULL);
+	if (r == -EFBIG) {
+		kw_stackvars_free(sv);
+		return say(err, errlen, r, "%s: larger than %lu MiB, the most read of a stack "
+			   "variable index", path, KW_SVAR_INDEX_MAX >> 20);
+	}
 	if (r < 0) {
 		kw_stackvars_free(sv);
 		return say(err, errlen, r, "%s: %s", path, kw_read_regular_error(r));

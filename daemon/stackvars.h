@@ -33,7 +33,10 @@
 
 #define KW_SVAR_FUNC_MAX	511	/* KSYM_NAME_LEN - 1 */
 #define KW_SVAR_PATH_MAX	255
-#define KW_SVAR_INDEX_MAX	(256UL << 20)	/* the largest index read */
+/* The largest index read: kwatchd reads and parses it in its event loop,
+ * during an apply.  The test kernel's (148779 entries) is 5 MiB; one over
+ * the limit is refused, before it is read. */
+#define KW_SVAR_INDEX_MAX	(32UL << 20)
 #define KW_SVAR_HEADER		"# kwatch stackvars 1"
 #define KW_SVAR_DIR		"/usr/lib/kwatch/stackvars"	/* one index per release */
 

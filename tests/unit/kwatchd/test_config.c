@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Config parsing and validation: drop-ins and kwatchd.conf. */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,6 +141,32 @@ static void watch_resolved(void **state)
 	assert_int_equal(symlink("/etc/hostname", path), 0);
 	assert_true(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)) < 0);
 	print_message("%s\n", why);
+	ksw_vars_free(&vars);
+}
+
+/* An index over the size kwatchd reads (it is read in the event loop,
+ * during an apply) is refused before it is read, naming file and limit. */
+static void index_size_capped(void **state)
+{
+	struct ksw_vars vars = {};
+	struct kw_file f;
+	char path[300], why[400], want[64];
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/stackvars", root);
+	write_index(path, KW_SVAR_HEADER "\nvictim data cfa-64 32\n");
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 32L << 20 | 1), 0);
+	close(fd);
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = victim\nvariable = data\n", &f), 0);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), -EFBIG);
+	print_message("%s\n", why);
+	assert_non_null(strstr(why, path));
+	snprintf(want, sizeof(want), "%lu MiB", KW_SVAR_INDEX_MAX >> 20);
+	assert_non_null(strstr(why, want));
+	assert_int_equal(KW_SVAR_INDEX_MAX, 32UL << 20);
 	ksw_vars_free(&vars);
 }
 
@@ -348,6 +375,105 @@ static void settings(void **state)
 	assert_string_equal(s.pmsg, "");
 }
 
+/* A value of @k other than its default, for edit_applies_or_pends(). */
+static void other_value(const struct kw_setting_key *k, const struct kw_settings *def, char *v,
+			size_t n)
+{
+	const char *field = (const char *)def + k->off;
+	unsigned int u;
+
+	switch (k->type) {
+	case KW_KEY_PATH:
+	case KW_KEY_PATH_OPT:
+	case KW_KEY_PATH_NO:
+		snprintf(v, n, "/kw-test/%s", k->key);
+		break;
+	case KW_KEY_NAME:
+		snprintf(v, n, "kwtest");
+		break;
+	case KW_KEY_UINT:
+	case KW_KEY_POW2:
+		memcpy(&u, field, sizeof(u));
+		snprintf(v, n, "%u", u == k->min ? k->max : k->min);
+		break;
+	case KW_KEY_BOOL:
+		snprintf(v, n, "%s", *(const bool *)field ? "no" : "yes");
+		break;
+	case KW_KEY_DIRS:
+		snprintf(v, n, "/kw-test/a /kw-test/b");
+		break;
+	case KW_KEY_JOURNAL:
+		snprintf(v, n, "none");
+		break;
+	}
+}
+
+static bool names(const char *list, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p;
+
+	for (p = list; (p = strstr(p, key)); p += len)
+		if ((p == list || p[-1] == ' ') && (!p[len] || p[len] == ' '))
+			return true;
+	return false;
+}
+
+/* kwatchd.conf edited, one key at a time, for every key the parser knows:
+ * the change is either in force at once or named as pending a restart,
+ * never dropped in silence. */
+static void edit_applies_or_pends(void **state)
+{
+	static const char *const must[] = { "stackvars", "bridge", "fuzz_table", "fuzzer" };
+	struct kw_settings def, cur, next;
+	char text[512], v[256], pending[512], reason[256], dropped[512] = "";
+	unsigned int found = 0;
+	size_t i, j;
+	int line;
+
+	(void)state;
+	kw_settings_default(&def);
+	for (i = 0; i < kw_n_setting_keys; i++) {
+		const struct kw_setting_key *k = &kw_setting_keys[i];
+		bool live, pend;
+
+		for (j = 0; j < ARRAY_SIZE(must); j++)
+			found += !strcmp(k->key, must[j]);
+		other_value(k, &def, v, sizeof(v));
+		snprintf(text, sizeof(text), "[%s]\n%s = %s\n", k->section, k->key, v);
+		next = def;
+		if (kw_settings_parse(text, &next, &line, reason, sizeof(reason)) < 0)
+			fail_msg("%s: %s", text, reason);
+		/* The edit changed the key's field, and only it. */
+		assert_memory_not_equal((char *)&next + k->off, (char *)&def + k->off, k->size);
+		cur = def;
+		kw_settings_update(&cur, &next, pending, sizeof(pending));
+		live = !memcmp((char *)&cur + k->off, (char *)&next + k->off, k->size);
+		pend = names(pending, k->key);
+		if (live == pend)
+			snprintf(dropped + strlen(dropped), sizeof(dropped) - strlen(dropped),
+				 " %s(%s)", k->key, live ? "both" : "neither live nor pending");
+		else
+			assert_int_equal(live, k->live);
+	}
+	if (dropped[0])
+		fail_msg("edits not applied nor announced:%s", dropped);
+	assert_int_equal(found, ARRAY_SIZE(must));
+
+	/* Several at once: the live ones in force, the others named. */
+	next = def;
+	assert_int_equal(kw_settings_parse("[daemon]\nquiet_ms = 7\n[kernel]\nbridge = /b\n"
+					   "fuzzer = /f\n", &next, &line, reason,
+					   sizeof(reason)), 0);
+	cur = def;
+	kw_settings_update(&cur, &next, pending, sizeof(pending));
+	assert_int_equal(cur.quiet_ms, 7);
+	assert_string_equal(cur.bridge, def.bridge);
+	assert_string_equal(pending, "bridge fuzzer");
+	kw_settings_update(&cur, &cur, pending, sizeof(pending));
+	assert_string_equal(pending, "");
+}
+
 /* /proc/kstackwatch's read-back must be the line written, not a longer
  * one that contains it. */
 static void ksw_readback(void **state)
@@ -548,6 +674,8 @@ int main(void)
 		cmocka_unit_test(wprobe_errors),
 		cmocka_unit_test(fuzz_ok_and_errors),
 		cmocka_unit_test(settings),
+		cmocka_unit_test_setup_teardown(index_size_capped, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test(edit_applies_or_pends),
 		cmocka_unit_test(lines_read_as_written),
 		cmocka_unit_test(ksw_readback),
 		cmocka_unit_test(ksw_readback_several),

@@ -4,8 +4,10 @@
  * blob tied to it, the crash directory.  The daemon's other parts it
  * calls are stand-ins (fake_kwd.h; kwd_state_saved here); the tie is
  * fuzz.c's own. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -58,8 +61,7 @@ static struct kwd *new_kwd(void)
 	assert_int_equal(kw_write_file_at(AT_FDCWD, path, "null\n", 5), 0);
 	assert_int_equal(crash_open(d), 0);
 	/* The blob found in flight at start-up, claimed in the boot that panicked. */
-	kwd_tie(d, "t", "b1", path);
-	d->tie.prev_boot = true;
+	kwd_tie_found(d, "t", "b1", path, true);
 	n_events = 0;
 	return d;
 }
@@ -303,6 +305,155 @@ static void crash_open_fails_cleanly(void **state)
 	free(d);
 }
 
+/* A stand-in kfuzztest-bridge: each run keeps its input and its PID (the
+ * task that would write the input) beside it, then runs a while, or for
+ * target "ends" exits at once with status 3 (a report). */
+static const char fake_bridge[] =
+	"#!/bin/sh\n"
+	"keep= t=\n"
+	"while [ $# -gt 0 ]; do\n"
+	"  case $1 in -k) keep=$2; shift 2 ;; -t|-s|-d|-n|-P) shift 2 ;; -r) shift ;;\n"
+	"  -p) echo 'x { u8 };'; exit 0 ;;\n"
+	"  *) [ -z \"$t\" ] && t=$1; shift ;; esac\n"
+	"done\n"
+	"printf 'input of %s' \"$t\" >\"$keep\"\n"
+	"echo $$ >\"$keep.pid\"\n"
+	"[ \"$t\" = ends ] && exit 3\n"
+	"exec sleep 5\n";
+
+static void gen_start(struct kwd *d, const char *target)
+{
+	char text[256], name[64], reason[256] = "";
+	struct kw_file f;
+
+	snprintf(text, sizeof(text), "[fuzz]\ntarget = %s\ngenerate = yes\nbatch = 5\n", target);
+	snprintf(name, sizeof(name), "/c/fuzz.d/%s.conf", target);
+	assert_int_equal(kw_file_parse(KW_FUZZ, name, text, strlen(text), &f), 0);
+	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), 0);
+}
+
+/* The PID of @target's run (its batch file's name in @blob), once it runs. */
+static long run_pid(struct kwd *d, const char *target, char *blob, size_t n)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300], *got = NULL;
+	struct dirent *e;
+	long pid = -1;
+	DIR *dh;
+	int i;
+
+	snprintf(dir, sizeof(dir), "%.2000s/generate/%s", d->state_dir, target);
+	for (i = 0; i < 300 && pid < 0; i++) {
+		sd_event_run(d->ev, 10000);
+		dh = opendir(dir);
+		assert_non_null(dh);
+		while ((e = readdir(dh))) {
+			size_t len = strlen(e->d_name);
+
+			if (len < 5 || strcmp(e->d_name + len - 4, ".pid"))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			if (kw_read_file(path, 64, &got, NULL) < 0 || !strchr(got, '\n')) {
+				free(got);
+				got = NULL;
+				continue;
+			}
+			pid = atol(got);
+			free(got);
+			got = NULL;
+			snprintf(blob, n, "%.*s", (int)(len - 4), e->d_name);
+		}
+		closedir(dh);
+	}
+	assert_true(pid > 0);
+	return pid;
+}
+
+static bool batch_ended(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_events; i++)
+		if (strstr(events[i], "\"type\":\"fuzz_batch\""))
+			return true;
+	return false;
+}
+
+/* A WARNING report of task @pid in function @fn, to /dev/kmsg (a FIFO
+ * here), read a record at a time as the daemon would. */
+static void kmsg_report(struct kwd *d, int wfd, unsigned int seq, long pid, const char *fn)
+{
+	char rec[256];
+	int len;
+
+	len = snprintf(rec, sizeof(rec), "4,%u,1000,-;WARNING: CPU: 0 PID: %ld at lib/x.c:3 "
+		       "%s+0x1/0x8\n", seq, pid, fn);
+	assert_int_equal(write(wfd, rec, len), len);
+	crash_drain(d);
+	len = snprintf(rec, sizeof(rec), "4,%u,1001,-;---[ end trace 0 ]---\n", seq + 1);
+	assert_int_equal(write(wfd, rec, len), len);
+	crash_drain(d);
+}
+
+/*
+ * Two generators running at once: a report goes to the run whose task it
+ * names, not to the first run tied.  A run that ended is tied to nothing:
+ * a report of another task after it is no run's.
+ */
+static void report_tied_by_pid(void **state)
+{
+	struct kwd *d = new_kwd();
+	char blob_a[NAME_MAX + 1], blob_b[NAME_MAX + 1], blob_e[NAME_MAX + 1], want[PATH_MAX];
+	long pid_b;
+	sigset_t ss;
+	int wfd, i;
+
+	(void)state;
+	kwd_untie(d);
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &ss, NULL);
+	snprintf(d->set.bridge, sizeof(d->set.bridge), "%s/bridge", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, d->set.bridge, fake_bridge,
+					  strlen(fake_bridge)), 0);
+	assert_int_equal(chmod(d->set.bridge, 0755), 0);
+	snprintf(d->set.kfuzztest, sizeof(d->set.kfuzztest), "%s/kft", root);
+	d->set.pmsg[0] = '\0';
+	wfd = open(d->set.kmsg_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(wfd >= 0);
+
+	gen_start(d, "a");
+	gen_start(d, "b");
+	run_pid(d, "a", blob_a, sizeof(blob_a));
+	pid_b = run_pid(d, "b", blob_b, sizeof(blob_b));
+	n_events = 0;
+	kmsg_report(d, wfd, 100, pid_b, "bf");
+	assert_int_equal(n_events, 1);
+	snprintf(want, sizeof(want), "\"target\":\"b\",\"blob\":\"%s\"", blob_b);
+	if (!strstr(events[0], want))
+		fail_msg("report of PID %ld (b's run %s) not tied to it: %s", pid_b, blob_b,
+			 events[0]);
+	snprintf(want, sizeof(want), "%.2000s/b/%s", d->set.crash_dir, blob_b);
+	assert_int_equal(access(want, F_OK), 0);
+	assert_true(fuzz_stop(d, "a.conf"));
+	assert_true(fuzz_stop(d, "b.conf"));
+
+	/* A run that ended in a report; then another task's report. */
+	gen_start(d, "ends");
+	run_pid(d, "ends", blob_e, sizeof(blob_e));
+	for (i = 0; i < 300 && !batch_ended(); i++)
+		sd_event_run(d->ev, 10000);
+	assert_true(batch_ended());
+	n_events = 0;
+	kmsg_report(d, wfd, 102, 1, "otherf");
+	assert_int_equal(n_events, 1);
+	assert_non_null(strstr(events[0], "\"type\":\"crash\""));
+	if (strstr(events[0], "\"blob\""))
+		fail_msg("a report after the run ended is tied to it: %s", events[0]);
+	fuzz_stop_all(d);
+	close(wfd);
+	free_kwd(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +467,7 @@ int main(void)
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(foreign_crash_dir_not_used, tmpdir_setup,
 						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(report_tied_by_pid, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -279,6 +279,9 @@ static const char fake_bridge[] =
 	"  -P) pmsg=$2; shift 2 ;;\n"
 	"  -r) echo raw >\"$0.raw\"; shift ;;\n"
 	"  -p) [ \"$2\" = bad ] && { echo 'struct x.y: a union is not handled' >&2; exit 1; }\n"
+	"      [ \"$2\" = trickle ] && { for i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do\n"
+	"        echo . >&2; sleep 1; done; exit 0; }\n"
+	"      [ \"$2\" = quiet ] && { exec 2>&-; sleep 13; exit 0; }\n"
 	"      echo 'x { u8 };'; exit 0 ;;\n"
 	"  *) [ -z \"$t\" ] && t=$1; shift ;; esac\n"
 	"done\n"
@@ -315,6 +318,24 @@ static int gen_start(struct kwd *d, const char *target, char *reason, size_t n)
 	return fuzz_start(d, &f, reason, n);
 }
 
+/* The blob the last fuzz_batch event names, into @blob. */
+static void batch_blob(char *blob, size_t n)
+{
+	const char *p = NULL;
+	unsigned int i;
+	size_t len;
+
+	for (i = 0; i < n_events; i++)
+		if (strstr(events[i], "\"type\":\"fuzz_batch\""))
+			p = strstr(events[i], "\"blob\":\"");
+	assert_non_null(p);
+	p += strlen("\"blob\":\"");
+	len = strcspn(p, "\"");
+	assert_true(len < n);
+	memcpy(blob, p, len);
+	blob[len] = '\0';
+}
+
 static unsigned int lines_with(const char *text, const char *s)
 {
 	unsigned int n = 0;
@@ -329,7 +350,7 @@ static void generated_batches(void **state)
 	struct kwd *d = gen_kwd();
 	char reason[256] = "", path[PATH_MAX], *got = NULL;
 	static const char simple_text[] = "[fuzz]\ntarget = t\ngenerate = yes\ninput = simple\n";
-	const char *target = NULL, *blob;
+	char blob[NAME_MAX + 1];
 	struct kw_file f;
 
 	(void)state;
@@ -359,19 +380,17 @@ static void generated_batches(void **state)
 	snprintf(path, sizeof(path), "%s/state/generate/t", root);
 	assert_int_equal(rmdir(path), 0);	/* empty */
 
-	/* A report: one batch, its input kept and tied to reports. */
+	/* A report: one batch, its input kept; the run is over, so no later
+	 * report is tied to it. */
 	n_events = 0;
 	assert_int_equal(gen_start(d, "crashy", reason, sizeof(reason)), 0);
 	run_for(d, 500);
 	assert_int_equal(count("fuzz_batch", NULL), 1);
 	assert_int_equal(count("fuzz_batch", "\"outcome\":\"report\""), 1);
 	assert_int_equal(count("fuzz_batch", "\"exit_status\":3"), 1);
-	blob = kwd_tied_blob(d, &target);
-	assert_non_null(blob);
-	assert_string_equal(target, "crashy");
-	assert_non_null(strstr(events[0], blob));
+	assert_null(kwd_tied_blob(d, NULL));
+	batch_blob(blob, sizeof(blob));
 	snprintf(path, sizeof(path), "%s/state/generate/crashy/%s", root, blob);
-	assert_string_equal(kwd_tied_path(d), path);
 	assert_int_equal(kw_read_file(path, 100, &got, NULL), 0);
 	assert_string_equal(got, "input 5");
 	free(got);
@@ -399,7 +418,41 @@ static void generated_batches(void **state)
 	run_for(d, 500);
 	assert_int_equal(count("fuzz_batch", "\"outcome\":\"killed\""), 1);
 	assert_int_equal(count("fuzz_batch", "\"signal\":9"), 1);
-	assert_non_null(kwd_tied_blob(d, NULL));
+	assert_null(kwd_tied_blob(d, NULL));
+	free_kwd(d);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* The schema check (bridge -p) has an overall deadline of 10 s: a bridge
+ * that keeps writing a line a second, or that closes its stderr and goes
+ * on, is stopped then, and the file's error says so. */
+static void schema_check_bounded(void **state)
+{
+	static const char *const targets[] = { "trickle", "quiet" };
+	struct kwd *d = gen_kwd();
+	char reason[256] = "";
+	long long t0, ms;
+	size_t i;
+	int r;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		t0 = now_ms();
+		r = gen_start(d, targets[i], reason, sizeof(reason));
+		ms = now_ms() - t0;
+		print_message("%s: %d after %lld ms: %s\n", targets[i], r, ms, reason);
+		assert_int_equal(r, -ETIMEDOUT);
+		assert_non_null(strstr(reason, "no answer in 10 s"));
+		assert_true(ms < 11500);
+	}
+	assert_int_equal(d->n_gen, 0);
 	free_kwd(d);
 }
 
@@ -433,7 +486,8 @@ static void guided_runs(void **state)
 	char reason[256] = "", path[PATH_MAX], *got = NULL;
 	static const char text[] = "[fuzz]\ntarget = crashy\ngenerate = guided\nbuffer_size = 16\n"
 				   "stats_interval = 1\n";
-	const char *target = NULL, *blob;
+	const char *target = NULL;
+	char blob[NAME_MAX + 1];
 	json_object *arr, *o;
 	struct kw_file f;
 
@@ -467,16 +521,18 @@ static void guided_runs(void **state)
 	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"mode\":\"guided\""));
 	assert_non_null(strstr(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), "\"corpus\":4,\"edges\":9"));
 	json_object_put(arr);
+	/* Running: reports are tied to its input. */
+	assert_non_null(kwd_tied_blob(d, &target));
+	assert_string_equal(target, "crashy");
 	run_for(d, 1000);
 
-	/* The run ended in a report: counted, its input kept and tied. */
+	/* The run ended in a report: counted, its input kept, no longer tied. */
 	assert_true(count("fuzz_batch", NULL) >= 1);
 	assert_int_equal(count("fuzz_batch", "\"outcome\":\"report\""), 1);
 	assert_int_equal(count("fuzz_batch", "\"mode\":\"guided\""), count("fuzz_batch", NULL));
 	assert_true(count("fuzz_batch", "\"inputs\":53,") >= 1);	/* the report's count */
-	blob = kwd_tied_blob(d, &target);
-	assert_non_null(blob);
-	assert_string_equal(target, "crashy");
+	assert_null(kwd_tied_blob(d, NULL));
+	batch_blob(blob, sizeof(blob));
 	snprintf(path, sizeof(path), "%s/state/generate/crashy/%s", root, blob);
 	assert_int_equal(kw_read_file(path, 100, &got, NULL), 0);
 	assert_string_equal(got, "input 50");
@@ -555,6 +611,37 @@ static void guided_lines(void **state)
 	assert_int_equal(st.edges, 5);
 }
 
+/* A producer_group that names no group fails the start before the spool
+ * is opened: freeing the runtime then closes none of the daemon's
+ * descriptors (fd 0 is a live one in the daemon: a spool directory or a
+ * client socket), however often the file is applied. */
+static void unknown_group_closes_nothing(void **state)
+{
+	static const char text[] = "[fuzz]\ntarget = t\nproducer_group = kw-no-such-group\n";
+	struct kwd *d = new_kwd();
+	char reason[256] = "";
+	struct kw_file f;
+	int saved, p[2], i;
+
+	(void)state;
+	saved = dup(0);
+	assert_true(saved >= 0);
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(dup2(p[0], 0), 0);
+	assert_int_equal(kw_file_parse(KW_FUZZ, "/c/fuzz.d/t.conf", text, strlen(text), &f), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), -ENOENT);
+		assert_string_equal(reason, "producer_group kw-no-such-group: no such group");
+		assert_true(fcntl(0, F_GETFD) >= 0);
+	}
+	assert_int_equal(d->n_fuzz, 0);
+	assert_int_equal(dup2(saved, 0), 0);
+	close(saved);
+	close(p[0]);
+	close(p[1]);
+	free_kwd(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,7 +651,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(keeps_the_newest, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(foreign_spool_refused, tmpdir_setup,
 						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(unknown_group_closes_nothing, tmpdir_setup,
+						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(generated_batches, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(schema_check_bounded, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(guided_runs, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(guided_lines),
 		cmocka_unit_test_setup_teardown(packs_beside_blobs, tmpdir_setup, tmpdir_teardown),
