@@ -53,7 +53,7 @@ ERRNOS = {
     'read': ['EIO', 'EINTR', 'EAGAIN'],
     'pread64': ['EIO', 'EINTR'],
     'readv': ['EIO', 'EAGAIN'],
-    'write': ['ENOSPC', 'EIO', 'EINTR', 'EAGAIN'],
+    'write': ['ENOSPC', 'EIO', 'EINTR', 'EAGAIN', 'EPIPE'],
     'pwrite64': ['ENOSPC', 'EIO'],
     'writev': ['ENOSPC', 'EIO', 'EAGAIN', 'ENOMEM'],
     'sendmsg': ['EAGAIN', 'ENOMEM'],
@@ -470,11 +470,31 @@ def strace_opts(log, trace, inject=None, stacks=True):
     return s
 
 
+def errnos_at(sysc, line):
+    """The errnos that can happen at this call, from how strace -y shows it:
+    what the descriptor is (a file, a socket, a pipe), the flags."""
+    errs = list(ERRNOS[sysc])
+    m = re.search(r'\(\d+<([^>]*)>', line)
+    what = m.group(1) if m else ''
+    stream = what.startswith(('socket:', 'pipe:', 'anon_inode:')) or what.endswith(
+        ('/input', '/trace_pipe', '/push.sock'))
+    if sysc == 'epoll_ctl':
+        # Only an ADD allocates; a DEL or MOD cannot fail that way.
+        return errs if 'EPOLL_CTL_ADD' in line else []
+    if sysc == 'openat' and 'O_CREAT' not in line:
+        errs = [e for e in errs if e != 'ENOSPC']
+    if sysc in ('write', 'pwrite64', 'writev'):
+        errs = ['EAGAIN', 'EPIPE'] if stream else [e for e in errs if e not in ('EAGAIN', 'EINTR')]
+    if sysc in ('read', 'pread64', 'readv'):
+        errs = ['EAGAIN', 'EINTR'] if stream else ['EIO']
+    return errs
+
+
 SYSCALL_RE = re.compile(r'^(?:(\d+) +)?([a-z0-9_]+)\(')
 
 
 def parse_sites(path, binary):
-    """[(syscall, occurrence, site, injected)] from an strace -k log."""
+    """[[syscall, occurrence, site, injected, line]] from an strace -k log."""
     out = []
     count = {}
     cur = None
@@ -494,7 +514,7 @@ def parse_sites(path, binary):
             sc = m.group(2)
             key = (m.group(1), sc)
             count[key] = count.get(key, 0) + 1
-            cur = [sc, count[key], None, '(INJECTED)' in line]
+            cur = [sc, count[key], None, '(INJECTED)' in line, line]
             out.append(cur)
     return out
 
@@ -511,6 +531,8 @@ def judge(o, base, inj):
     if o['rc'] in (66, 67):
         bad.append('sanitizer exit %d' % o['rc'])
     bad += ['hang: ' + h for h in o['hang']]
+    if o['rc'] not in (0, None) and o['rc'] > 0 and 'kwatchd ready' in logtext:
+        bad.append('exited %d while running' % o['rc'])
     # Blobs: each in exactly one place, run at most once.
     names = BLOBS + ['pk.kwpack'] + ([LATE] if o.get('started') else [])
     for n in (BLOBS + ['pk.kwpack'] if o.get('started') and 'no spool' not in o['steps'] else []):
@@ -524,7 +546,7 @@ def judge(o, base, inj):
     if twice:
         bad.append('replayed twice: %s' % ', '.join(twice))
     del names
-    if not o.get('started'):
+    if not o.get('started') or (o['rc'] not in (0, None) and 'kwatchd ready' not in logtext):
         # A start-up failure: an error status and a message, never a crash.
         if o['rc'] == 0:
             bad.append('exited 0 without starting')
@@ -606,20 +628,24 @@ def main():
     # A site: the syscall and the first kwatchd frame; tried at its first
     # occurrence, with each errno.
     sites = {}
-    for sysc, n, site, _ in calls:
-        if site is None or sysc not in ERRNOS:
+    for sysc, n, site, _, line in calls:
+        if site is None or sysc not in ERRNOS or (sysc, site) in sites:
             continue
-        sites.setdefault((sysc, site), n)
+        sites[(sysc, site)] = (n, errnos_at(sysc, line))
     points = []
-    for (sysc, site), n in sorted(sites.items(), key=lambda x: (x[0][0], x[1])):
-        for e in ERRNOS[sysc]:
+    for (sysc, site), (n, errs) in sorted(sites.items(), key=lambda x: (x[0][0], x[1][0])):
+        for e in errs:
             points.append((sysc, site, n, e))
     if args.only:
         want = args.only.split(':')
         points = [p for p in points if p[0] == want[0] and (len(want) == 1 or p[3] == want[1])]
     if args.short:
         # One errno a site, every fourth site, in a fixed order.
-        firsts = [p for p in points if p[3] == ERRNOS[p[0]][0]]
+        firsts, seen = [], set()
+        for p in points:
+            if p[:3] not in seen:
+                seen.add(p[:3])
+                firsts.append(p)
         points = firsts[::4]
     log('%d call sites in %d system calls; %d failure points to try' %
         (len(sites), len({s for s, _ in sites}), len(points)))
