@@ -60,7 +60,7 @@ include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
-	debug-test kcsan-test fault-test vm run bench stream-profile clean fresh-check install deb \
+	debug-test kcsan-test fault-test fault-sweep vm run bench stream-profile clean fresh-check install deb \
 	deb-test FORCE
 
 help:
@@ -71,6 +71,7 @@ help:
 	@echo "make stream-profile  kwatchd's event path on the host beside a bare writer, and its perf profile"
 	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
 	@echo "make kcsan-test      the stress suites on a KCSAN kernel, its races classified (KWATCH_FLAVOR=kcsan; KCSAN_SUITE=)"
+	@echo "make fault-sweep     kwatchd on the host with each system call of a scenario failed in turn (strace --inject)"
 	@echo "make fault-test      every control operation with its Nth allocation failed, N=1,2,..; kmemleak (KWATCH_FLAVOR=fault)"
 	@echo "make install         kwatchd, kwatchctl, kfuzztest-bridge, kfuzztest-fuzz, units, config and docs (DESTDIR=, PREFIX=/usr)"
 	@echo "make deb             the kwatch .deb (debhelper) in build/deb/"
@@ -188,6 +189,12 @@ FAULT_SUITE ?= fault
 fault-test:
 	@$(MAKE) --no-print-directory vm-test KWATCH_FLAVOR=fault SUITE=$(FAULT_SUITE) \
 		KWATCH_VM_TIMEOUT=$${KWATCH_VM_TIMEOUT:-14400}
+
+# kwatchd's system-call fault sweep (issue 30): every call site of a fixed
+# scenario failed with each errno that can happen there, one at a time.
+fault-sweep: $(B)/unit/kwatchd/kwatchd-san $(B)/daemon/kwatchctl
+	@tests/unit/kwatchd/fault-sweep.py --kwatchd $(B)/unit/kwatchd/kwatchd-san \
+		--kwatchctl $(B)/daemon/kwatchctl --report $(B)/fault-sweep.txt
 
 test: kernel-tree host $(UNIT_TESTS)
 	@$(MAKE) --no-print-directory image

@@ -163,6 +163,23 @@ $(B)/unit/kwatchd/event_schema: tests/unit/kwatchd/event-schema.sh docs/event-sc
 	chmod +x $@
 UNIT_TESTS += $(B)/unit/kwatchd/event_schema
 
+# kwatchd itself under ASan/UBSan, for the system-call fault sweep
+# (tests/unit/kwatchd/fault-sweep.py).
+$(B)/unit/kwatchd/kwatchd-san: $(KWD_SRCS) $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -o $@ $(KWD_SRCS) \
+		$(KWD_LIBS) $(LIBBPF_LIBS)
+
+# The short sweep in make check: a fixed sample of the failure points.
+$(B)/unit/kwatchd/fault_sweep_short: tests/unit/kwatchd/fault-sweep.py \
+		$(B)/unit/kwatchd/kwatchd-san $(B)/daemon/kwatchctl
+	@mkdir -p $(@D)
+	printf '#!/bin/sh\nexec %s --short --kwatchd %s --kwatchctl %s\n' \
+		'$(CURDIR)/tests/unit/kwatchd/fault-sweep.py' '$(CURDIR)/$(B)/unit/kwatchd/kwatchd-san' \
+		'$(CURDIR)/$(B)/daemon/kwatchctl' >$@
+	chmod +x $@
+UNIT_TESTS += $(B)/unit/kwatchd/fault_sweep_short
+
 # --- guest files ------------------------------------------------------------------
 
 G := $(B)/guest

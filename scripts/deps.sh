@@ -24,6 +24,8 @@ PACKAGES=(
 	# host tests (systemd-analyze verify of the unit wants its ExecReload's
 	# /bin/kill, from procps)
 	libcmocka-dev systemd procps
+	# kwatchd's system-call fault sweep (--inject, -k stacks)
+	strace
 	# the event schema: lint, validation of every stream, the docs table
 	python3-jsonschema
 	# make deb
