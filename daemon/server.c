@@ -525,17 +525,18 @@ static void peer_cred(struct client *c)
 	}
 }
 
-/* One "refused" record to a client that is not taken on.  Best effort:
- * the socket is new and its buffer empty. */
-static void refuse_client(struct server *srv, int fd)
+/* One "refused" record to a client that is not taken on (@err a positive
+ * errno, @reason why).  Best effort: the socket is new and its buffer
+ * empty. */
+static void refuse_client(struct server *srv, int fd, int err, const char *reason)
 {
 	json_object *ev = kw_event_new("refused");
 	struct ev_buf *b = NULL;
 
 	if (!ev)
 		return;
-	kw_event_add_errno(ev, EUSERS);
-	kw_event_add_str(ev, "reason", "too many clients");
+	kw_event_add_errno(ev, err);
+	kw_event_add_str(ev, "reason", reason);
 	kw_event_add_u64(ev, "clients", srv->n_clients);
 	if (kw_event_encode(srv->ectx, ev, srv->ectx->seq ? srv->ectx->seq : 1, &b) < 0)
 		return;
@@ -548,7 +549,7 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 {
 	struct server *srv = userdata;
 	struct client *c;
-	int cfd;
+	int cfd, r;
 
 	(void)s;
 	(void)revents;
@@ -559,19 +560,26 @@ static int on_accept(sd_event_source *s, int fd, uint32_t revents, void *userdat
 		return 0;
 	}
 	if (srv->n_clients >= SERVER_MAX_CLIENTS) {
-		refuse_client(srv, cfd);
+		refuse_client(srv, cfd, EUSERS, "too many clients");
 		close(cfd);
 		if (srv->refused++ == 0)
 			log_warning("%u clients connected: refusing more", SERVER_MAX_CLIENTS);
 		return 0;
 	}
+	/* A client not taken on is told why before it is closed, as one
+	 * beyond the limit is. */
 	c = client_new(srv, cfd, false);
 	if (!c) {
+		log_warning("a client not taken on: out of memory");
+		refuse_client(srv, cfd, ENOMEM, "out of memory");
 		close(cfd);
 		return 0;
 	}
 	peer_cred(c);
-	if (sd_event_add_io(srv->ev, &c->io, cfd, EPOLLIN, client_io, c) < 0) {
+	r = sd_event_add_io(srv->ev, &c->io, cfd, EPOLLIN, client_io, c);
+	if (r < 0) {
+		log_warning_errno(r, "a client not taken on: watching its socket: %m");
+		refuse_client(srv, cfd, -r, "cannot watch the connection");
 		client_destroy(c);
 		return 0;
 	}
