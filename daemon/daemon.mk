@@ -3,6 +3,7 @@
 
 # KWD_PKG_CFLAGS, KWD_PKG_LIBS and LIBBPF_LIBS come from pkg-config through
 # $(B)/host.mk (scripts/host-mk.sh; the top-level Makefile says why).
+COMMA := ,
 KWD_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(KWD_PKG_CFLAGS)
 KWD_LIBS = $(KWD_PKG_LIBS)
 KWD_HDRS := $(wildcard daemon/*.h)
@@ -33,66 +34,46 @@ $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWCTL_HDRS)
 
 # --- host tests (cmocka, ASan/UBSan) -------------------------------------------
 
-KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore command keep journal
-define kwd_test
-$(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/wprobe.c daemon/ksw.c \
-		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
+# Each daemon source is compiled once with the sanitizers, into $(B)/san/;
+# a host test links the objects of the pure parts (KWD_CORE) and of what it
+# tests beside its own file, rather than compiling them all again.
+SAN_OBJ = $(patsubst %.c,$(B)/san/%.o,$(1))
+$(B)/san/daemon/%.o: daemon/%.c $(KWD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Idaemon -c -o $@ $<
+$(call SAN_OBJ,daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c): \
+	$(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
+KWD_CORE_SAN := $(call SAN_OBJ,$(KWD_CORE))
+KWD_TEST_DEPS := $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
+# kwd_unit NAME, OBJECTS beside the core's[, LDFLAGS]
+define kwd_unit
+$(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE_SAN) $(2) $(KWD_TEST_DEPS)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" \
-		-o $$@ $$< $(KWD_CORE) daemon/wprobe.c daemon/ksw.c $$(KWD_LIBS) -lcmocka
+		-o $$@ $$< $(KWD_CORE_SAN) $(2) $$(KWD_LIBS) -lcmocka $(3)
 UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
 endef
-$(foreach t,$(KWD_TESTS),$(eval $(call kwd_test,$(t))))
 
+KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore command keep journal
+$(foreach t,$(KWD_TESTS),$(eval $(call kwd_unit,$(t),$(call SAN_OBJ,daemon/wprobe.c daemon/ksw.c))))
 # The event socket, on a real unix socket and sd-event loop.
-$(B)/unit/kwatchd/test_server: tests/unit/kwatchd/test_server.c $(KWD_CORE) daemon/server.c \
-		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) daemon/server.c \
-		$(KWD_LIBS) -lcmocka
-UNIT_TESTS += $(B)/unit/kwatchd/test_server
-
+$(eval $(call kwd_unit,server,$(call SAN_OBJ,daemon/server.c)))
 # A fuzz spool runtime on a real loop and inotify (the daemon's other parts
 # it calls are stand-ins in the test).
-$(B)/unit/kwatchd/test_fuzz: tests/unit/kwatchd/test_fuzz.c $(KWD_CORE) daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c \
-		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) \
-		daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c $(KWD_LIBS) -lcmocka
-UNIT_TESTS += $(B)/unit/kwatchd/test_fuzz
-
+$(eval $(call kwd_unit,fuzz,$(call SAN_OBJ,daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c)))
 # Crash capture from pstore into the crash directory (stand-ins for the
 # rest of the daemon in the test; the blob tie is fuzz.c's).
-$(B)/unit/kwatchd/test_crash: tests/unit/kwatchd/test_crash.c $(KWD_CORE) daemon/crash.c \
-		daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon \
-		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" -o $@ $< $(KWD_CORE) \
-		daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c $(KWD_LIBS) -lcmocka \
-		-Wl,--wrap=kmsg_parser_init
-UNIT_TESTS += $(B)/unit/kwatchd/test_crash
-
+$(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c \
+	daemon/fuzzguided.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
 # wprobe hits from a trace_pipe that is a FIFO (stand-ins for the rest of
 # the daemon in the test).
-$(B)/unit/kwatchd/test_hits: tests/unit/kwatchd/test_hits.c $(KWD_CORE) daemon/hits.c \
-		daemon/wprobe.c $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) daemon/hits.c \
-		daemon/wprobe.c $(KWD_LIBS) -lcmocka
-UNIT_TESTS += $(B)/unit/kwatchd/test_hits
-
+$(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/hits.c daemon/wprobe.c)))
 # The set in force saved across restarts, and the daemon's side of it.
-$(B)/unit/kwatchd/test_inforce: tests/unit/kwatchd/test_inforce.c $(KWD_CORE) daemon/inforce.c \
-		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) daemon/inforce.c \
-		$(KWD_LIBS) -lcmocka
-UNIT_TESTS += $(B)/unit/kwatchd/test_inforce
+$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/inforce.c)))
 
 # kwatchctl resolve: libdw on a fixture built at -O2 with and without frame
 # pointers, against the layout it measures when run.
-COMMA := ,
 KWC_FIXTURES := $(B)/unit/kwatchctl/frames-O2 $(B)/unit/kwatchctl/frames-O2-fp
 $(B)/unit/kwatchctl/frames-O2: tests/unit/kwatchctl/frames.c
 	@mkdir -p $(@D)
@@ -165,10 +146,9 @@ UNIT_TESTS += $(B)/unit/kwatchd/event_schema
 
 # kwatchd itself under ASan/UBSan, for the system-call fault sweep
 # (tests/unit/kwatchd/fault-sweep.py).
-$(B)/unit/kwatchd/kwatchd-san: $(KWD_SRCS) $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
+$(B)/unit/kwatchd/kwatchd-san: $(call SAN_OBJ,$(KWD_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -o $@ $(KWD_SRCS) \
-		$(KWD_LIBS) $(LIBBPF_LIBS)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(KWD_LIBS) $(LIBBPF_LIBS)
 
 # The short sweep in make check: a fixed sample of the failure points.
 $(B)/unit/kwatchd/fault_sweep_short: tests/unit/kwatchd/fault-sweep.py \
