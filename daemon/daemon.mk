@@ -10,8 +10,8 @@ KWD_HDRS := $(wildcard daemon/*.h)
 # The pure parts, shared by the daemon and the host tests.
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/spool-pack.c \
-	daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c daemon/journal.c \
-	daemon/stackvars.c daemon/fuzzpanic.c
+	daemon/spool-queue.c daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c \
+	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c daemon/crash.c \
@@ -44,6 +44,14 @@ $(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE) daemon/w
 UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
 endef
 $(foreach t,$(KWD_TESTS),$(eval $(call kwd_test,$(t))))
+
+# What the spool costs the loop: its directory reads, counted by wrappers.
+$(B)/unit/kwatchd/test_spool_cost: tests/unit/kwatchd/test_spool_cost.c $(KWD_CORE) \
+		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) $(KWD_LIBS) \
+		-lcmocka -Wl,--wrap=readdir,--wrap=fdopendir
+UNIT_TESTS += $(B)/unit/kwatchd/test_spool_cost
 
 # The event socket, on a real unix socket and sd-event loop.
 $(B)/unit/kwatchd/test_server: tests/unit/kwatchd/test_server.c $(KWD_CORE) daemon/server.c \

@@ -135,51 +135,6 @@ static int record(struct spool *s, struct spool_batch *b, unsigned int i,
 	return r;
 }
 
-/* The @max smallest queued names, sorted, into b->name; *unfit counts
- * entries that are no blob. */
-static int scan(struct spool *s, struct spool_batch *b, unsigned int max, unsigned int *unfit)
-{
-	struct dirent *de;
-	unsigned int n = 0, j;
-	DIR *d;
-	int err;
-
-	d = spool_opendir(s, SPOOL_QUEUED, &err);
-	if (!d)
-		return err;
-	while ((de = readdir(d))) {
-		unsigned char type = de->d_type;
-
-		if (spool_not_queued(de->d_name) || strlen(de->d_name) > NAME_MAX)
-			continue;
-		if (type == DT_UNKNOWN) {
-			struct stat st;
-
-			if (fstatat(s->fd[SPOOL_QUEUED], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;	/* gone meanwhile */
-			type = S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
-		}
-		if (type != DT_REG) {
-			(*unfit)++;
-			continue;
-		}
-		if (spool_pack_name(de->d_name))
-			continue;	/* spool_pack_next()'s */
-		if (n == max && strcmp(de->d_name, b->name[n - 1]) >= 0)
-			continue;
-		/* Insertion into the sorted few. */
-		j = n < max ? n++ : n - 1;
-		while (j > 0 && strcmp(de->d_name, b->name[j - 1]) < 0) {
-			memcpy(b->name[j], b->name[j - 1], sizeof(b->name[j]));
-			j--;
-		}
-		snprintf(b->name[j], sizeof(b->name[j]), "%s", de->d_name);
-	}
-	closedir(d);
-	b->n = n;
-	return 0;
-}
-
 /* The claimed that were made in place (or are not known whole) are
  * refused, out of the batch, before it is recorded. */
 static int settle(struct spool *s, struct spool_batch *b, struct progress *p)
@@ -235,7 +190,7 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 		max = SPOOL_BATCH_MAX;
 	if (!max)
 		return 0;
-	r = scan(s, b, max, unfit);
+	r = spool_queue_take(s, b->name, max, &b->n, unfit);
 	if (r < 0 || !b->n)
 		return r;
 	p = calloc(1, sizeof(*p));
@@ -247,8 +202,11 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 			if (errno == ENOENT)
 				continue;	/* taken back by its producer */
 			r = neg_errno();
+			/* Those not claimed left the list: read again. */
+			spool_queue_reread(s);
 			break;
 		}
+		spool_tally_move(s, SPOOL_QUEUED, b->name[i], SPOOL_INFLIGHT, b->name[i]);
 		if (n != i)
 			memcpy(b->name[n], b->name[i], sizeof(b->name[n]));
 		memcpy(p->name[n], b->name[n], sizeof(p->name[n]));

@@ -95,33 +95,9 @@ int spool_pack_parse(const char *data, size_t len, uint32_t *off, uint32_t *size
 
 int spool_pack_next(struct spool *s, char *name, size_t n)
 {
-	char best[NAME_MAX + 1] = "";
-	struct dirent *de;
-	DIR *d;
-	int err;
+	struct stat st;
 
-	d = spool_opendir(s, SPOOL_QUEUED, &err);
-	if (!d)
-		return err;
-	while ((de = readdir(d))) {
-		struct stat st;
-
-		if (spool_not_queued(de->d_name) || !spool_pack_name(de->d_name) ||
-		    strlen(de->d_name) > NAME_MAX ||
-		    (best[0] && strcmp(de->d_name, best) >= 0))
-			continue;
-		/* Anything but a regular file is spool_next()'s to refuse. */
-		if (de->d_type != DT_REG &&
-		    (de->d_type != DT_UNKNOWN ||
-		     fstatat(s->fd[SPOOL_QUEUED], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		     !S_ISREG(st.st_mode)))
-			continue;
-		snprintf(best, sizeof(best), "%s", de->d_name);
-	}
-	closedir(d);
-	if (!best[0])
-		return -ENOENT;
-	return kw_strlcpy(name, best, n) < 0 ? -ENAMETOOLONG : 0;
+	return spool_queue_next(s, true, name, n, &st);
 }
 
 static int forget(int fd);
@@ -220,6 +196,7 @@ int spool_pack_claim(struct spool *s, struct spool_pack *p, const char *name,
 		      RENAME_NOREPLACE) < 0)
 		return neg_errno();
 	s->count[SPOOL_INFLIGHT]++;
+	spool_tally_move(s, SPOOL_QUEUED, name, SPOOL_INFLIGHT, name);
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	{
 		char claimed[1][NAME_MAX + 1];
@@ -286,8 +263,11 @@ int spool_pack_claim(struct spool *s, struct spool_pack *p, const char *name,
 		if (p->fd >= 0)
 			forget(p->fd);	/* failing, its name is found queued */
 		release(p);
-		renameat2(s->fd[SPOOL_INFLIGHT], name, s->fd[SPOOL_QUEUED], name,
-			  RENAME_NOREPLACE);
+		if (renameat2(s->fd[SPOOL_INFLIGHT], name, s->fd[SPOOL_QUEUED], name,
+			      RENAME_NOREPLACE) == 0) {
+			spool_tally_move(s, SPOOL_INFLIGHT, name, SPOOL_QUEUED, name);
+			spool_queue_noted(s, name);
+		}
 		return r;
 	}
 	return 0;
@@ -359,6 +339,7 @@ static int set_aside(struct spool *s, const struct pack_head *h, unsigned int i,
 		r = kw_fsync_dirfd(s->fd[SPOOL_INTERRUPTED]);
 	if (r == 0)
 		s->count[SPOOL_INTERRUPTED]++;
+	spool_tally_stale(s, SPOOL_INTERRUPTED);
 	release(p);
 	free(p);
 	return r;
@@ -512,6 +493,7 @@ static int write_results(struct spool *s, struct spool_pack *p)
 			len += snprintf(text + len, cap - len, "unknown\n");
 	}
 	snprintf(name, sizeof(name), "%.240s" SPOOL_PACK_RESULTS, p->final_name);
+	spool_tally_stale(s, SPOOL_DONE);
 	return kw_write_file_at(s->fd[SPOOL_DONE], name, text, len);
 }
 

@@ -54,6 +54,25 @@ extern const char *const spool_dir_name[_SPOOL_STATE_MAX];
 
 struct spool_result;
 
+/* Names of queued entries, sorted, smallest first ([pos, n)): what the
+ * spool takes next, read from the queue once, not at each blob
+ * (spool-queue.c).  At most SPOOL_NAMES_MAX are held: every queued name
+ * below the last one held is in it (those renamed in since as their
+ * events are read); @whole: every queued name is. */
+#define SPOOL_NAMES_MAX 4096
+struct spool_names {
+	char **name;
+	unsigned int pos, n;
+	bool whole;
+};
+
+/* A directory's count for the status (spool_count()). */
+struct spool_tally {
+	long n;
+	int64_t at;			/* CLOCK_MONOTONIC ns of its read; 0: none */
+	bool stale;			/* changed by others since */
+};
+
 struct spool {
 	char dir[PATH_MAX];
 	char input[PATH_MAX];		/* <kfuzztest>/<target>/input */
@@ -81,6 +100,9 @@ struct spool {
 	 * not the claim of that entry (NULL: none). */
 	void (*on_refused)(const struct spool_result *res, void *ud);
 	void *refused_ud;
+	/* The queue's loose entries (any name) and its packs (pack names). */
+	struct spool_names loose, packs;
+	struct spool_tally tally[_SPOOL_STATE_MAX];
 };
 
 
@@ -275,7 +297,11 @@ bool spool_pack_blob(const struct spool_pack *p, unsigned int i, struct spool_re
  * for spool_pack_resume() when the spool opens again. */
 void spool_pack_release(struct spool *s, struct spool_pack *p);
 
-/* Count the files in a state's directory (status). */
+/* Count the files in a state's directory (status): read from the
+ * directory at most once a second, and followed meanwhile through the
+ * spool's own moves; what others change (a producer's rename into the
+ * queue, its events read) within a tenth of a second, a file removed by
+ * hand within the second.  -errno when it cannot be read. */
 long spool_count(struct spool *s, enum spool_state st);
 
 #endif
