@@ -45,12 +45,12 @@ UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
 endef
 $(foreach t,$(KWD_TESTS),$(eval $(call kwd_test,$(t))))
 
-# What the spool costs the loop: its directory reads, counted by wrappers.
+# What the spool costs the loop: its directory reads and syncs, counted by wrappers.
 $(B)/unit/kwatchd/test_spool_cost: tests/unit/kwatchd/test_spool_cost.c $(KWD_CORE) \
 		$(KWD_HDRS) tests/unit/kwatchd/tmpdir.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_CORE) $(KWD_LIBS) \
-		-lcmocka -Wl,--wrap=readdir,--wrap=fdopendir
+		-lcmocka -Wl,--wrap=readdir,--wrap=fdopendir,--wrap=syncfs
 UNIT_TESTS += $(B)/unit/kwatchd/test_spool_cost
 
 # The event socket, on a real unix socket and sd-event loop.

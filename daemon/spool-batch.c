@@ -226,9 +226,23 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 	p->id = b->id;
 	p->n = n;
 	r = spool_pwrite_all(s->prog_fd, p, sizeof(*p), 0);
-	/* One sync for the claims, the blobs' data and the header. */
-	if (r == 0 && syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
+	/* The claims, the blobs' data and the header on the disk, not the
+	 * whole file system: each blob's data (its write-back started for
+	 * all at once, then waited for), the header, and the two
+	 * directories whose entries changed. */
+	for (i = 0; r == 0 && i < n; i++)
+		spool_sync_data(s, b->name[i], true);
+	for (i = 0; r == 0 && i < n; i++)
+		r = spool_sync_data(s, b->name[i], false);
+	if (r == 0 && fdatasync(s->prog_fd) < 0)
 		r = neg_errno();
+	if (r == 0) {
+		bool changed[_SPOOL_STATE_MAX] = {
+			[SPOOL_QUEUED] = true, [SPOOL_INFLIGHT] = true,
+		};
+
+		r = spool_sync_dirs(s, changed);
+	}
 	if (r < 0) {
 		/* Not claimed after all: back to the queue (under a free
 		 * name if one of theirs came meanwhile), as they were. */
@@ -287,7 +301,9 @@ static int move_ran(struct spool *s, const char *name, int result, struct spool_
 int spool_batch_finish(struct spool *s, struct spool_batch *b)
 {
 	static const struct spool_entry none;
+	bool changed[_SPOOL_STATE_MAX] = { [SPOOL_INFLIGHT] = true };
 	uint64_t zero = 0;
+	unsigned int i;
 	int r;
 
 	spool_input_close(s);
@@ -296,8 +312,7 @@ int spool_batch_finish(struct spool *s, struct spool_batch *b)
 	if (b->unrecorded)
 		record(s, b, b->ran - 1, ENTRY_FINISHED);
 	for (; b->moved < b->n; b->moved++) {
-		unsigned int i = b->moved;
-
+		i = b->moved;
 		if (i < b->ran) {
 			if (!b->res[i].moved)
 				b->res[i].size = b->size[i];
@@ -312,8 +327,13 @@ int spool_batch_finish(struct spool *s, struct spool_batch *b)
 		if (r < 0)
 			return r;
 	}
-	if (syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
-		return neg_errno();
+	/* The directories whose entries changed (each NAME.errno was
+	 * synced as it was written; the blobs' data when claimed). */
+	for (i = 0; i < b->n; i++)
+		changed[i < b->ran ? b->res[i].state : SPOOL_QUEUED] = true;
+	r = spool_sync_dirs(s, changed);
+	if (r < 0)
+		return r;
 	/* Nothing of the batch is left in inflight/; its record goes. */
 	if (pwrite(s->prog_fd, &zero, sizeof(zero), offsetof(struct progress, id)) < 0 ||
 	    pwrite(s->prog_fd, &none, sizeof(none), offsetof(struct progress, e[0])) < 0)

@@ -31,10 +31,16 @@ int spool_settle_claimed(struct spool *s, char (*claimed)[NAME_MAX + 1], unsigne
 /* Close the input a batch kept open. */
 void spool_input_close(struct spool *s);
 /* spool_finish(), with @why (NULL: none) in the .errno of a rejected blob,
- * its syncs only when @sync (a batch syncs once). */
+ * its syncs only when @sync (a batch syncs its directories once). */
 int spool_finish_sync(struct spool *s, const char *name, int result, const char *why,
 		      struct spool_result *ret, bool sync);
 int spool_write_errno(struct spool *s, const char *final, int err, const char *why, bool sync);
+/* The data of inflight/NAME on the disk (fdatasync()), if it is a regular
+ * file; with @start, its write-back only started (a batch starts all its
+ * blobs', then waits for each).  0 or -errno. */
+int spool_sync_data(struct spool *s, const char *name, bool start);
+/* fsync() the state directories marked in @changed[_SPOOL_STATE_MAX]. */
+int spool_sync_dirs(struct spool *s, const bool *changed);
 /* A pwrite() whole: 0, -errno, or -EIO when it is cut short. */
 int spool_pwrite_all(int fd, const void *buf, size_t len, off_t off);
 /* Settle what inflight/.progress and the previous boot's pmsg say about

@@ -254,9 +254,20 @@ int spool_pack_claim(struct spool *s, struct spool_pack *p, const char *name,
 		}
 		if (r == 0)
 			r = spool_pwrite_all(p->fd, &h, sizeof(h), 0);
-		/* One sync for the claim, the pack's data and its record. */
-		if (r == 0 && syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
+		/* The claim, the pack's data and its record on the disk:
+		 * those two files and the two directories whose entries
+		 * changed, not the whole file system. */
+		if (r == 0)
+			r = spool_sync_data(s, name, false);
+		if (r == 0 && fdatasync(p->fd) < 0)
 			r = neg_errno();
+		if (r == 0) {
+			bool changed[_SPOOL_STATE_MAX] = {
+				[SPOOL_QUEUED] = true, [SPOOL_INFLIGHT] = true,
+			};
+
+			r = spool_sync_dirs(s, changed);
+		}
 	}
 	if (r < 0) {
 		/* Not claimed after all: back to the queue, as it was. */
@@ -515,9 +526,16 @@ int spool_pack_finish(struct spool *s, struct spool_pack *p, struct spool_result
 			return r;
 		p->moved = true;
 	}
+	/* PACK.results is synced as it is written; the move, by the two
+	 * directories whose entries changed. */
 	r = write_results(s, p);
-	if (r == 0 && syncfs(s->fd[SPOOL_DONE]) < 0)
-		r = neg_errno();
+	if (r == 0) {
+		bool changed[_SPOOL_STATE_MAX] = {
+			[SPOOL_INFLIGHT] = true, [SPOOL_DONE] = true,
+		};
+
+		r = spool_sync_dirs(s, changed);
+	}
 	if (r < 0)
 		return r;
 	memset(res, 0, sizeof(*res));

@@ -173,8 +173,50 @@ void spool_tally_move(struct spool *s, enum spool_state a, const char *name, enu
 		tb->n++;
 }
 
+int spool_sync_data(struct spool *s, const char *name, bool start)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	/* No producer writes inflight/; still, no open that waits or
+	 * follows a link: what is no regular file is refused unread when
+	 * its turn comes, and has nothing to sync. */
+	if (fstatat(s->fd[SPOOL_INFLIGHT], name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : neg_errno();
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	fd = openat(s->fd[SPOOL_INFLIGHT], name,
+		    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return errno == ELOOP || errno == EACCES ? 0 : neg_errno();
+	if (fstat(fd, &st) < 0)
+		return neg_errno();
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if (start) {
+		/* A hint: the wait (fdatasync()) is what counts. */
+		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+		return 0;
+	}
+	return fdatasync(fd) < 0 ? neg_errno() : 0;
+}
+
+int spool_sync_dirs(struct spool *s, const bool *changed)
+{
+	int i, r;
+
+	for (i = 0; i < _SPOOL_STATE_MAX; i++) {
+		if (!changed[i])
+			continue;
+		r = kw_fsync_dirfd(s->fd[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Move NAME from state a to state b, under a free name in b; fsync both
- * when @sync (a batch syncs the file system once, after all its moves). */
+ * when @sync (a batch syncs the directories once, after all its moves). */
 int spool_move(struct spool *s, const char *name, enum spool_state a, enum spool_state b,
 	       char *final, size_t n, bool sync)
 {
@@ -666,7 +708,7 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 		return -EFBIG;
 	}
 	/* The write may take the kernel down: the blob must outlive it (a
-	 * batch synced the file system after claiming it). */
+	 * batch synced its blobs' data when it claimed them). */
 	if (!s->synced && fsync(bfd) < 0)
 		return neg_errno();
 	buf = malloc(st.st_size ? st.st_size : 1);

@@ -122,8 +122,10 @@ struct spool_result {
 	unsigned int index;
 };
 
-/* Batches: up to SPOOL_BATCH_MAX blobs claimed with one sync of the file
- * system, written one by one, and moved on with one more.  Which blob is
+/* Batches: up to SPOOL_BATCH_MAX blobs claimed with one round of syncs
+ * (each blob's data, the record, the two directories: not the whole file
+ * system), written one by one, and moved on with one more (the
+ * directories whose entries changed).  Which blob is
  * in flight is recorded without a sync: in inflight/.progress (the page
  * cache outlives the daemon) and in pstore's pmsg (ramoops memory
  * outlives the kernel), each record naming the batch, so that recovery
@@ -213,15 +215,15 @@ int spool_step(struct spool *s, struct spool_result *ret);
  * -errno (and no batches) when it or inflight/.progress cannot be opened. */
 int spool_batch_enable(struct spool *s, const char *pmsg);
 /* Claim up to @max (<= SPOOL_BATCH_MAX) queued blobs, smallest names
- * first, in one scan of the queue and one sync: 0 and b->n claimed, or
- * -errno.  *unfit counts entries that are no blob (spool_next() and
+ * first, with one round of syncs: 0 and b->n claimed, or -errno.  *unfit
+ * counts the entries that are no blob met on the way (spool_next() and
  * spool_refuse() handle those). */
 int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 		      unsigned int *unfit);
 /* Blob i of the batch goes to the kernel now: recorded, then written. */
 int spool_batch_exec(struct spool *s, struct spool_batch *b, unsigned int i, bool *ours);
 /* Move what ran to done/ or rejected/, what did not back to the queue,
- * and sync once.  On failure call it again: it goes on from where it
+ * and sync the directories once.  On failure call it again: it goes on from where it
  * stopped.  b->res[0..ran) then say where each went. */
 int spool_batch_finish(struct spool *s, struct spool_batch *b);
 /* The previous boot's pmsg text (pstore), for spool_recover(); NULL if
@@ -236,7 +238,8 @@ char *spool_pmsg_read(const char *pstore_dirs);
  * blob its length (le32, 1 to KW_BLOB_MAX) and its bytes; at most
  * SPOOL_PACK_BLOBS blobs and SPOOL_PACK_BYTES in all.  It is queued as a
  * blob is (written under tmp/, renamed in) and claimed with one rename and
- * one sync; each blob's start and verdict are recorded as a batch's are
+ * one round of syncs (its data, inflight/.pack, the two directories);
+ * each blob's start and verdict are recorded as a batch's are
  * (inflight/.pack and pmsg, neither synced), so that after a daemon kill
  * or a kernel crash the blob in flight is set aside, as
  * interrupted/PACK#INDEX, and the pack goes on after it; a finished pack

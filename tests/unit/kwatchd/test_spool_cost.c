@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the spool costs the event loop: directory entries read per blob
- * taken (not the whole queue per blob: quadratic in its length), and a
+ * taken (not the whole queue per blob: quadratic in its length), no
+ * syncfs() (the whole file system, every process's dirty pages), and a
  * status's counts that do not read every directory at each ask.  The
  * calls are counted by link-time wrappers (-Wl,--wrap). */
 #include <dirent.h>
@@ -21,10 +22,11 @@
 #include "util.h"
 #include "tmpdir.h"
 
-static unsigned long n_readdir, n_opendir;
+static unsigned long n_readdir, n_opendir, n_syncfs;
 
 struct dirent *__real_readdir(DIR *d);
 DIR *__real_fdopendir(int fd);
+int __real_syncfs(int fd);
 
 struct dirent *__wrap_readdir(DIR *d)
 {
@@ -38,9 +40,15 @@ DIR *__wrap_fdopendir(int fd)
 	return __real_fdopendir(fd);
 }
 
+int __wrap_syncfs(int fd)
+{
+	n_syncfs++;
+	return __real_syncfs(fd);
+}
+
 static void reset(void)
 {
-	n_readdir = n_opendir = 0;
+	n_readdir = n_opendir = n_syncfs = 0;
 }
 
 static void put(const char *dir, const char *name, const char *text)
@@ -188,14 +196,54 @@ static void more_than_the_names_held(void **state)
 		}
 	}
 	assert_int_equal(done, n);
-	print_message("%u blobs in batches: %lu scans, %lu entries read\n", n, n_opendir,
-		      n_readdir);
+	print_message("%u blobs in batches: %lu scans, %lu entries read, %lu syncfs\n", n,
+		      n_opendir, n_readdir, n_syncfs);
 	/* Before: a scan per batch, 20 of them reading 52000 entries. */
 	assert_true(n_readdir <= 3 * (n + 8));
+	/* The files written and the directories changed are synced, not the
+	 * whole file system. */
+	assert_int_equal(n_syncfs, 0);
 	assert_int_equal(spool_count(&s, SPOOL_DONE), n);
 	assert_int_equal(spool_count(&s, SPOOL_QUEUED), 0);
 	spool_close(&s);
 	free(b);
+}
+
+/* A pack: claimed and finished with no syncfs() either. */
+static void pack_without_syncfs(void **state)
+{
+	static const char pack[] = "KWPACK01\x02\0\0\0hi\x03\0\0\0you";
+	struct spool_pack *p = calloc(1, sizeof(*p));
+	struct spool_result res;
+	char dir[256], pmsg[256], name[NAME_MAX + 1], tmp[512], path[512];
+	struct spool s;
+	bool ours;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(p);
+	open_spool(&s, "pack", dir, sizeof(dir));
+	snprintf(pmsg, sizeof(pmsg), "%s/pmsg", root);
+	fclose(fopen(pmsg, "w"));
+	assert_int_equal(spool_batch_enable(&s, pmsg), 0);
+	snprintf(tmp, sizeof(tmp), "%s/.p", dir);
+	snprintf(path, sizeof(path), "%s/p.kwpack", dir);
+	f = fopen(tmp, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(pack, 1, sizeof(pack) - 1, f), sizeof(pack) - 1);
+	fclose(f);
+	assert_int_equal(rename(tmp, path), 0);
+	reset();
+	assert_int_equal(spool_pack_next(&s, name, sizeof(name)), 0);
+	assert_int_equal(spool_pack_claim(&s, p, name, &res), 0);
+	assert_int_equal(spool_pack_exec(&s, p, &ours), 0);
+	assert_int_equal(spool_pack_exec(&s, p, &ours), 0);
+	assert_int_equal(spool_pack_finish(&s, p, &res), 0);
+	spool_pack_release(&s, p);
+	assert_int_equal(n_syncfs, 0);
+	assert_int_equal(spool_pack_next(&s, name, sizeof(name)), -ENOENT);
+	spool_close(&s);
+	free(p);
 }
 
 /* A status asked ten times a second reads each directory far less often,
@@ -241,6 +289,7 @@ int main(void)
 		cmocka_unit_test(one_at_a_time_reads_the_queue_once),
 		cmocka_unit_test(arrivals_keep_the_order),
 		cmocka_unit_test(more_than_the_names_held),
+		cmocka_unit_test(pack_without_syncfs),
 		cmocka_unit_test(status_counts_without_scans),
 	};
 
