@@ -60,7 +60,8 @@ include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
-	debug-test kcsan-test fault-test fault-sweep vm run bench stream-profile clean fresh-check install deb \
+	debug-test kcsan-test fault-test fault-sweep vm run bench stream-profile loop-bench clean \
+	fresh-check install deb \
 	deb-test FORCE
 
 help:
@@ -69,6 +70,7 @@ help:
 	@echo "make run             the demonstration: the guest's output and kwatchd's events live, then their summary"
 	@echo "make bench           run the measuring VM suites; figures also in build/bench-report.txt"
 	@echo "make stream-profile  kwatchd's event path on the host beside a bare writer, and its perf profile"
+	@echo "make loop-bench      kwatchd's loop under 5000 queued blobs and status askers (LOOP_BENCH_OLD=: side by side)"
 	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
 	@echo "make kcsan-test      the stress suites on a KCSAN kernel, its races classified (KWATCH_FLAVOR=kcsan; KCSAN_SUITE=)"
 	@echo "make fault-sweep     kwatchd on the host with each system call of a scenario failed in turn (strace --inject)"
@@ -205,6 +207,10 @@ bench: image
 
 stream-profile: host $(B)/guest/opt/kwatch/bin/kwatch-bare
 	@scripts/stream-profile.sh
+
+loop-bench: $(B)/daemon/kwatchd
+	@scripts/loop-bench.py --kwatchd $(B)/daemon/kwatchd \
+		$(if $(LOOP_BENCH_OLD),--old $(LOOP_BENCH_OLD)) | tee $(B)/loop-bench.txt
 
 vm: image
 	@scripts/vm.sh shell

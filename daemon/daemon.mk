@@ -11,8 +11,8 @@ KWD_HDRS := $(wildcard daemon/*.h)
 # The pure parts, shared by the daemon and the host tests.
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/spool-pack.c \
-	daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c daemon/journal.c \
-	daemon/stackvars.c daemon/fuzzpanic.c
+	daemon/spool-queue.c daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c \
+	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c daemon/crash.c \
@@ -57,6 +57,8 @@ endef
 
 KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore command keep journal
 $(foreach t,$(KWD_TESTS),$(eval $(call kwd_unit,$(t),$(call SAN_OBJ,daemon/wprobe.c daemon/ksw.c))))
+# What the spool costs the loop: its directory reads and syncs, counted by wrappers.
+$(eval $(call kwd_unit,spool_cost,,-Wl$(COMMA)--wrap=readdir$(COMMA)--wrap=fdopendir$(COMMA)--wrap=syncfs))
 # The event socket, on a real unix socket and sd-event loop.
 $(eval $(call kwd_unit,server,$(call SAN_OBJ,daemon/server.c)))
 # A fuzz spool runtime on a real loop and inotify (the daemon's other parts

@@ -450,7 +450,7 @@ static int run_pack(struct fuzz_rt *z, unsigned int slice)
 	return 0;
 }
 
-/* A batch: claimed with one sync, each blob written in turn (its BPF
+/* A batch: claimed with one round of syncs, each blob written in turn (its BPF
  * records and any report read while it is the blob in flight), then all
  * moved on with one more; a batch whose moves failed is finished first.
  * *unfit counts queue entries that are no blob, for replay_one(). */

@@ -135,51 +135,6 @@ static int record(struct spool *s, struct spool_batch *b, unsigned int i,
 	return r;
 }
 
-/* The @max smallest queued names, sorted, into b->name; *unfit counts
- * entries that are no blob. */
-static int scan(struct spool *s, struct spool_batch *b, unsigned int max, unsigned int *unfit)
-{
-	struct dirent *de;
-	unsigned int n = 0, j;
-	DIR *d;
-	int err;
-
-	d = spool_opendir(s, SPOOL_QUEUED, &err);
-	if (!d)
-		return err;
-	while ((de = readdir(d))) {
-		unsigned char type = de->d_type;
-
-		if (spool_not_queued(de->d_name) || strlen(de->d_name) > NAME_MAX)
-			continue;
-		if (type == DT_UNKNOWN) {
-			struct stat st;
-
-			if (fstatat(s->fd[SPOOL_QUEUED], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-				continue;	/* gone meanwhile */
-			type = S_ISREG(st.st_mode) ? DT_REG : DT_UNKNOWN;
-		}
-		if (type != DT_REG) {
-			(*unfit)++;
-			continue;
-		}
-		if (spool_pack_name(de->d_name))
-			continue;	/* spool_pack_next()'s */
-		if (n == max && strcmp(de->d_name, b->name[n - 1]) >= 0)
-			continue;
-		/* Insertion into the sorted few. */
-		j = n < max ? n++ : n - 1;
-		while (j > 0 && strcmp(de->d_name, b->name[j - 1]) < 0) {
-			memcpy(b->name[j], b->name[j - 1], sizeof(b->name[j]));
-			j--;
-		}
-		snprintf(b->name[j], sizeof(b->name[j]), "%s", de->d_name);
-	}
-	closedir(d);
-	b->n = n;
-	return 0;
-}
-
 /* The claimed that were made in place (or are not known whole) are
  * refused, out of the batch, before it is recorded. */
 static int settle(struct spool *s, struct spool_batch *b, struct progress *p)
@@ -235,7 +190,7 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 		max = SPOOL_BATCH_MAX;
 	if (!max)
 		return 0;
-	r = scan(s, b, max, unfit);
+	r = spool_queue_take(s, b->name, max, &b->n, unfit);
 	if (r < 0 || !b->n)
 		return r;
 	p = calloc(1, sizeof(*p));
@@ -247,8 +202,11 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 			if (errno == ENOENT)
 				continue;	/* taken back by its producer */
 			r = neg_errno();
+			/* Those not claimed left the list: read again. */
+			spool_queue_reread(s);
 			break;
 		}
+		spool_tally_move(s, SPOOL_QUEUED, b->name[i], SPOOL_INFLIGHT, b->name[i]);
 		if (n != i)
 			memcpy(b->name[n], b->name[i], sizeof(b->name[n]));
 		memcpy(p->name[n], b->name[n], sizeof(p->name[n]));
@@ -268,9 +226,23 @@ int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 	p->id = b->id;
 	p->n = n;
 	r = spool_pwrite_all(s->prog_fd, p, sizeof(*p), 0);
-	/* One sync for the claims, the blobs' data and the header. */
-	if (r == 0 && syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
+	/* The claims, the blobs' data and the header on the disk, not the
+	 * whole file system: each blob's data (its write-back started for
+	 * all at once, then waited for), the header, and the two
+	 * directories whose entries changed. */
+	for (i = 0; r == 0 && i < n; i++)
+		spool_sync_data(s, b->name[i], true);
+	for (i = 0; r == 0 && i < n; i++)
+		r = spool_sync_data(s, b->name[i], false);
+	if (r == 0 && fdatasync(s->prog_fd) < 0)
 		r = neg_errno();
+	if (r == 0) {
+		bool changed[_SPOOL_STATE_MAX] = {
+			[SPOOL_QUEUED] = true, [SPOOL_INFLIGHT] = true,
+		};
+
+		r = spool_sync_dirs(s, changed);
+	}
 	if (r < 0) {
 		/* Not claimed after all: back to the queue (under a free
 		 * name if one of theirs came meanwhile), as they were. */
@@ -329,7 +301,9 @@ static int move_ran(struct spool *s, const char *name, int result, struct spool_
 int spool_batch_finish(struct spool *s, struct spool_batch *b)
 {
 	static const struct spool_entry none;
+	bool changed[_SPOOL_STATE_MAX] = { [SPOOL_INFLIGHT] = true };
 	uint64_t zero = 0;
+	unsigned int i;
 	int r;
 
 	spool_input_close(s);
@@ -338,8 +312,7 @@ int spool_batch_finish(struct spool *s, struct spool_batch *b)
 	if (b->unrecorded)
 		record(s, b, b->ran - 1, ENTRY_FINISHED);
 	for (; b->moved < b->n; b->moved++) {
-		unsigned int i = b->moved;
-
+		i = b->moved;
 		if (i < b->ran) {
 			if (!b->res[i].moved)
 				b->res[i].size = b->size[i];
@@ -354,8 +327,13 @@ int spool_batch_finish(struct spool *s, struct spool_batch *b)
 		if (r < 0)
 			return r;
 	}
-	if (syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
-		return neg_errno();
+	/* The directories whose entries changed (each NAME.errno was
+	 * synced as it was written; the blobs' data when claimed). */
+	for (i = 0; i < b->n; i++)
+		changed[i < b->ran ? b->res[i].state : SPOOL_QUEUED] = true;
+	r = spool_sync_dirs(s, changed);
+	if (r < 0)
+		return r;
 	/* Nothing of the batch is left in inflight/; its record goes. */
 	if (pwrite(s->prog_fd, &zero, sizeof(zero), offsetof(struct progress, id)) < 0 ||
 	    pwrite(s->prog_fd, &none, sizeof(none), offsetof(struct progress, e[0])) < 0)

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "spool.h"
@@ -30,10 +31,16 @@ int spool_settle_claimed(struct spool *s, char (*claimed)[NAME_MAX + 1], unsigne
 /* Close the input a batch kept open. */
 void spool_input_close(struct spool *s);
 /* spool_finish(), with @why (NULL: none) in the .errno of a rejected blob,
- * its syncs only when @sync (a batch syncs once). */
+ * its syncs only when @sync (a batch syncs its directories once). */
 int spool_finish_sync(struct spool *s, const char *name, int result, const char *why,
 		      struct spool_result *ret, bool sync);
 int spool_write_errno(struct spool *s, const char *final, int err, const char *why, bool sync);
+/* The data of inflight/NAME on the disk (fdatasync()), if it is a regular
+ * file; with @start, its write-back only started (a batch starts all its
+ * blobs', then waits for each).  0 or -errno. */
+int spool_sync_data(struct spool *s, const char *name, bool start);
+/* fsync() the state directories marked in @changed[_SPOOL_STATE_MAX]. */
+int spool_sync_dirs(struct spool *s, const bool *changed);
 /* A pwrite() whole: 0, -errno, or -EIO when it is cut short. */
 int spool_pwrite_all(int fd, const void *buf, size_t len, off_t off);
 /* Settle what inflight/.progress and the previous boot's pmsg say about
@@ -70,6 +77,28 @@ bool spool_pmsg_states(const char *pmsg, uint64_t id, struct spool_entry *e, uns
 /* Write @len bytes to the target's input, spool->repeat times: 0 or the
  * failure; *ours as spool_exec() says. */
 int spool_write_blob(struct spool *s, const char *buf, size_t len, bool *ours);
+
+/* The status's counts (spool_count()): the spool moved NAME (FINAL in
+ * @b) from @a to @b; @st's directory changed otherwise (read it again). */
+void spool_tally_move(struct spool *s, enum spool_state a, const char *name, enum spool_state b,
+		      const char *final);
+void spool_tally_stale(struct spool *s, enum spool_state st);
+
+/* The queue's names (spool-queue.c). */
+void spool_names_clear(struct spool_names *l);
+/* Forget what was read of the queue: the next take reads it again. */
+void spool_queue_reread(struct spool *s);
+/* NAME came into the queue (an event of it read, or moved back there). */
+void spool_queue_noted(struct spool *s, const char *name);
+/* The smallest queued name of the loose entries (any type but a regular
+ * pack) or of the packs (regular files), and its stat: 0, -ENOENT or
+ * -errno. */
+int spool_queue_next(struct spool *s, bool packs, char *name, size_t n, struct stat *st);
+/* Up to @max regular loose entries, smallest first, into @names (*taken),
+ * out of the list; entries that are no blob met on the way stay queued
+ * and are counted in *unfit. */
+int spool_queue_take(struct spool *s, char (*names)[NAME_MAX + 1], unsigned int max,
+		     unsigned int *taken, unsigned int *unfit);
 
 /* Packs (spool-pack.c). */
 /* A pack that was in flight at the stop: the blob the kernel or the daemon

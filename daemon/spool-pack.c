@@ -95,33 +95,9 @@ int spool_pack_parse(const char *data, size_t len, uint32_t *off, uint32_t *size
 
 int spool_pack_next(struct spool *s, char *name, size_t n)
 {
-	char best[NAME_MAX + 1] = "";
-	struct dirent *de;
-	DIR *d;
-	int err;
+	struct stat st;
 
-	d = spool_opendir(s, SPOOL_QUEUED, &err);
-	if (!d)
-		return err;
-	while ((de = readdir(d))) {
-		struct stat st;
-
-		if (spool_not_queued(de->d_name) || !spool_pack_name(de->d_name) ||
-		    strlen(de->d_name) > NAME_MAX ||
-		    (best[0] && strcmp(de->d_name, best) >= 0))
-			continue;
-		/* Anything but a regular file is spool_next()'s to refuse. */
-		if (de->d_type != DT_REG &&
-		    (de->d_type != DT_UNKNOWN ||
-		     fstatat(s->fd[SPOOL_QUEUED], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		     !S_ISREG(st.st_mode)))
-			continue;
-		snprintf(best, sizeof(best), "%s", de->d_name);
-	}
-	closedir(d);
-	if (!best[0])
-		return -ENOENT;
-	return kw_strlcpy(name, best, n) < 0 ? -ENAMETOOLONG : 0;
+	return spool_queue_next(s, true, name, n, &st);
 }
 
 static int forget(int fd);
@@ -220,6 +196,7 @@ int spool_pack_claim(struct spool *s, struct spool_pack *p, const char *name,
 		      RENAME_NOREPLACE) < 0)
 		return neg_errno();
 	s->count[SPOOL_INFLIGHT]++;
+	spool_tally_move(s, SPOOL_QUEUED, name, SPOOL_INFLIGHT, name);
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	{
 		char claimed[1][NAME_MAX + 1];
@@ -277,17 +254,31 @@ int spool_pack_claim(struct spool *s, struct spool_pack *p, const char *name,
 		}
 		if (r == 0)
 			r = spool_pwrite_all(p->fd, &h, sizeof(h), 0);
-		/* One sync for the claim, the pack's data and its record. */
-		if (r == 0 && syncfs(s->fd[SPOOL_INFLIGHT]) < 0)
+		/* The claim, the pack's data and its record on the disk:
+		 * those two files and the two directories whose entries
+		 * changed, not the whole file system. */
+		if (r == 0)
+			r = spool_sync_data(s, name, false);
+		if (r == 0 && fdatasync(p->fd) < 0)
 			r = neg_errno();
+		if (r == 0) {
+			bool changed[_SPOOL_STATE_MAX] = {
+				[SPOOL_QUEUED] = true, [SPOOL_INFLIGHT] = true,
+			};
+
+			r = spool_sync_dirs(s, changed);
+		}
 	}
 	if (r < 0) {
 		/* Not claimed after all: back to the queue, as it was. */
 		if (p->fd >= 0)
 			forget(p->fd);	/* failing, its name is found queued */
 		release(p);
-		renameat2(s->fd[SPOOL_INFLIGHT], name, s->fd[SPOOL_QUEUED], name,
-			  RENAME_NOREPLACE);
+		if (renameat2(s->fd[SPOOL_INFLIGHT], name, s->fd[SPOOL_QUEUED], name,
+			      RENAME_NOREPLACE) == 0) {
+			spool_tally_move(s, SPOOL_INFLIGHT, name, SPOOL_QUEUED, name);
+			spool_queue_noted(s, name);
+		}
 		return r;
 	}
 	return 0;
@@ -359,6 +350,7 @@ static int set_aside(struct spool *s, const struct pack_head *h, unsigned int i,
 		r = kw_fsync_dirfd(s->fd[SPOOL_INTERRUPTED]);
 	if (r == 0)
 		s->count[SPOOL_INTERRUPTED]++;
+	spool_tally_stale(s, SPOOL_INTERRUPTED);
 	release(p);
 	free(p);
 	return r;
@@ -512,6 +504,7 @@ static int write_results(struct spool *s, struct spool_pack *p)
 			len += snprintf(text + len, cap - len, "unknown\n");
 	}
 	snprintf(name, sizeof(name), "%.240s" SPOOL_PACK_RESULTS, p->final_name);
+	spool_tally_stale(s, SPOOL_DONE);
 	return kw_write_file_at(s->fd[SPOOL_DONE], name, text, len);
 }
 
@@ -533,9 +526,16 @@ int spool_pack_finish(struct spool *s, struct spool_pack *p, struct spool_result
 			return r;
 		p->moved = true;
 	}
+	/* PACK.results is synced as it is written; the move, by the two
+	 * directories whose entries changed. */
 	r = write_results(s, p);
-	if (r == 0 && syncfs(s->fd[SPOOL_DONE]) < 0)
-		r = neg_errno();
+	if (r == 0) {
+		bool changed[_SPOOL_STATE_MAX] = {
+			[SPOOL_INFLIGHT] = true, [SPOOL_DONE] = true,
+		};
+
+		r = spool_sync_dirs(s, changed);
+	}
 	if (r < 0)
 		return r;
 	memset(res, 0, sizeof(*res));

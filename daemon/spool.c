@@ -25,6 +25,11 @@ const char *const spool_dir_name[_SPOOL_STATE_MAX] = {
 	[SPOOL_INTERRUPTED] = "interrupted",
 };
 
+/* A status's count of a directory is read again after this long, or
+ * after the shorter one once others (a producer) changed it. */
+#define SPOOL_COUNT_TTL_NS	1000000000LL
+#define SPOOL_COUNT_FRESH_NS	100000000LL
+
 /* CLOCK_REALTIME, as file times are (coarse, as they are), in ns. */
 static int64_t now_ns(void)
 {
@@ -128,6 +133,7 @@ void spool_close(struct spool *s)
 	if (s->ino_fd >= 0)
 		close(s->ino_fd);
 	s->ino_fd = -1;
+	spool_queue_reread(s);
 
 	for (i = 0; i < _SPOOL_STATE_MAX; i++) {
 		if (s->fd[i] >= 0)
@@ -136,8 +142,81 @@ void spool_close(struct spool *s)
 	}
 }
 
+/* Whether the count of @st's directory counts its entry NAME. */
+static bool counted(enum spool_state st, const char *name)
+{
+	if (name[0] == '.')
+		return false;
+	if (st == SPOOL_QUEUED)
+		return !spool_not_queued(name);
+	/* In rejected/ a blob's NAME.errno goes with it. */
+	return st != SPOOL_REJECTED || !kw_ends_with(name, ".errno");
+}
+
+void spool_tally_stale(struct spool *s, enum spool_state st)
+{
+	s->tally[st].stale = true;
+}
+
+void spool_tally_move(struct spool *s, enum spool_state a, const char *name, enum spool_state b,
+		      const char *final)
+{
+	struct spool_tally *ta = &s->tally[a], *tb = &s->tally[b];
+
+	/* What leaves the queue by a refusal may be no regular file, which
+	 * it does not count: read again. */
+	if (a == SPOOL_QUEUED && b == SPOOL_REJECTED)
+		ta->stale = true;
+	else if (ta->at && ta->n > 0 && counted(a, name))
+		ta->n--;
+	if (tb->at && counted(b, final))
+		tb->n++;
+}
+
+int spool_sync_data(struct spool *s, const char *name, bool start)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	/* No producer writes inflight/; still, no open that waits or
+	 * follows a link: what is no regular file is refused unread when
+	 * its turn comes, and has nothing to sync. */
+	if (fstatat(s->fd[SPOOL_INFLIGHT], name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : neg_errno();
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	fd = openat(s->fd[SPOOL_INFLIGHT], name,
+		    O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return errno == ELOOP || errno == EACCES ? 0 : neg_errno();
+	if (fstat(fd, &st) < 0)
+		return neg_errno();
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	if (start) {
+		/* A hint: the wait (fdatasync()) is what counts. */
+		sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+		return 0;
+	}
+	return fdatasync(fd) < 0 ? neg_errno() : 0;
+}
+
+int spool_sync_dirs(struct spool *s, const bool *changed)
+{
+	int i, r;
+
+	for (i = 0; i < _SPOOL_STATE_MAX; i++) {
+		if (!changed[i])
+			continue;
+		r = kw_fsync_dirfd(s->fd[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Move NAME from state a to state b, under a free name in b; fsync both
- * when @sync (a batch syncs the file system once, after all its moves). */
+ * when @sync (a batch syncs the directories once, after all its moves). */
 int spool_move(struct spool *s, const char *name, enum spool_state a, enum spool_state b,
 	       char *final, size_t n, bool sync)
 {
@@ -160,6 +239,9 @@ int spool_move(struct spool *s, const char *name, enum spool_state a, enum spool
 	if (final)
 		snprintf(final, n, "%s", dst);
 	s->count[b]++;
+	spool_tally_move(s, a, name, b, dst);
+	if (b == SPOOL_QUEUED)
+		spool_queue_noted(s, dst);
 	return r;
 }
 
@@ -309,34 +391,13 @@ int spool_recover_pmsg(struct spool *s, const char *boot_id, const char *pmsg,
 
 int spool_next(struct spool *s, char *name, size_t n, const char **unfit)
 {
-	char best[NAME_MAX + 1] = "";
-	const char *why = NULL;
-	struct dirent *de;
 	struct stat st;
-	DIR *d;
-	int err;
+	int r;
 
-	d = spool_opendir(s, SPOOL_QUEUED, &err);
-	if (!d)
-		return err;
-	while ((de = readdir(d))) {
-		if (spool_not_queued(de->d_name))
-			continue;
-		if (best[0] && strcmp(de->d_name, best) >= 0)
-			continue;
-		if (fstatat(s->fd[SPOOL_QUEUED], de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;	/* gone meanwhile */
-		if (S_ISREG(st.st_mode) && spool_pack_name(de->d_name))
-			continue;	/* spool_pack_next()'s */
-		snprintf(best, sizeof(best), "%s", de->d_name);
-		why = spool_unfit_reason(st.st_mode);
-	}
-	closedir(d);
-	if (!best[0])
-		return -ENOENT;
-	if (kw_strlcpy(name, best, n) < 0)
-		return -ENAMETOOLONG;
-	*unfit = why;
+	r = spool_queue_next(s, false, name, n, &st);
+	if (r < 0)
+		return r;
+	*unfit = spool_unfit_reason(st.st_mode);
 	return 0;
 }
 
@@ -349,6 +410,7 @@ int spool_claim(struct spool *s, const char *name)
 		      RENAME_NOREPLACE) < 0)
 		return neg_errno();
 	s->count[SPOOL_INFLIGHT]++;
+	spool_tally_move(s, SPOOL_QUEUED, name, SPOOL_INFLIGHT, name);
 	{
 		int r = kw_fsync_dirfd(s->fd[SPOOL_INFLIGHT]);
 
@@ -452,6 +514,10 @@ int spool_settle_claimed(struct spool *s, char (*claimed)[NAME_MAX + 1], unsigne
 			e = (const void *)(buf + off);
 			if (e->mask & IN_Q_OVERFLOW)
 				overflow = true;
+			if (e->len && e->mask & (IN_CREATE | IN_MOVED_TO)) {
+				spool_queue_noted(s, e->name);
+				spool_tally_stale(s, SPOOL_QUEUED);
+			}
 			if (!e->len || e->mask & IN_ISDIR || spool_not_queued(e->name))
 				continue;
 			for (i = 0; i < n && strcmp(claimed[i], e->name); i++)
@@ -483,7 +549,11 @@ int spool_settle_claimed(struct spool *s, char (*claimed)[NAME_MAX + 1], unsigne
 	}
 	free(made);
 	if (overflow) {
-		int k = refuse_unsure(s);
+		int k;
+
+		/* What came in meanwhile is not known: the queue is read again. */
+		spool_queue_reread(s);
+		k = refuse_unsure(s);
 
 		if (k < 0 && !r)
 			r = k;
@@ -638,7 +708,7 @@ int spool_exec(struct spool *s, const char *name, size_t *ret_size, bool *ours)
 		return -EFBIG;
 	}
 	/* The write may take the kernel down: the blob must outlive it (a
-	 * batch synced the file system after claiming it). */
+	 * batch synced its blobs' data when it claimed them). */
 	if (!s->synced && fsync(bfd) < 0)
 		return neg_errno();
 	buf = malloc(st.st_size ? st.st_size : 1);
@@ -795,6 +865,7 @@ int spool_prune(struct spool *s, enum spool_state st, unsigned int keep, unsigne
 	static const struct kw_keep_ops ops = { .counts = kept_entry, .remove = remove_kept };
 	struct kept k = { .dfd = s->fd[st], .rejected = st == SPOOL_REJECTED };
 
+	spool_tally_stale(s, st);
 	/* A move changes the inode's ctime: oldest moved in first. */
 	return kw_keep_newest(s->fd[st], keep, &ops, &k, removed, left);
 }
@@ -866,7 +937,7 @@ int spool_step(struct spool *s, struct spool_result *ret)
 	return r;
 }
 
-long spool_count(struct spool *s, enum spool_state st)
+static long count_read(struct spool *s, enum spool_state st)
 {
 	struct dirent *de;
 	long n = 0;
@@ -877,16 +948,37 @@ long spool_count(struct spool *s, enum spool_state st)
 	if (!d)
 		return err;
 	while ((de = readdir(d))) {
-		if (st == SPOOL_QUEUED) {
-			n += !spool_not_queued(de->d_name) && is_regular(s->fd[st], de->d_name) == 1;
+		if (!counted(st, de->d_name))
 			continue;
-		}
-		/* Set aside, whatever it is (rejected/ holds non-blobs too). */
-		if (de->d_name[0] == '.' ||
-		    (st == SPOOL_REJECTED && kw_ends_with(de->d_name, ".errno")))
+		/* Queued: blobs (packs too), not what is to be refused; set
+		 * aside: whatever it is (rejected/ holds non-blobs too). */
+		if (st == SPOOL_QUEUED && de->d_type != DT_REG &&
+		    (de->d_type != DT_UNKNOWN || is_regular(s->fd[st], de->d_name) != 1))
 			continue;
 		n++;
 	}
 	closedir(d);
+	return n;
+}
+
+long spool_count(struct spool *s, enum spool_state st)
+{
+	struct spool_tally *t = &s->tally[st];
+	struct timespec ts;
+	int64_t now;
+	long n;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (t->at && now - t->at < (t->stale ? SPOOL_COUNT_FRESH_NS : SPOOL_COUNT_TTL_NS))
+		return t->n;
+	n = count_read(s, st);
+	if (n < 0) {
+		t->at = 0;
+		return n;
+	}
+	t->n = n;
+	t->at = now;
+	t->stale = false;
 	return n;
 }

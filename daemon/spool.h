@@ -54,6 +54,25 @@ extern const char *const spool_dir_name[_SPOOL_STATE_MAX];
 
 struct spool_result;
 
+/* Names of queued entries, sorted, smallest first ([pos, n)): what the
+ * spool takes next, read from the queue once, not at each blob
+ * (spool-queue.c).  At most SPOOL_NAMES_MAX are held: every queued name
+ * below the last one held is in it (those renamed in since as their
+ * events are read); @whole: every queued name is. */
+#define SPOOL_NAMES_MAX 4096
+struct spool_names {
+	char **name;
+	unsigned int pos, n;
+	bool whole;
+};
+
+/* A directory's count for the status (spool_count()). */
+struct spool_tally {
+	long n;
+	int64_t at;			/* CLOCK_MONOTONIC ns of its read; 0: none */
+	bool stale;			/* changed by others since */
+};
+
 struct spool {
 	char dir[PATH_MAX];
 	char input[PATH_MAX];		/* <kfuzztest>/<target>/input */
@@ -81,6 +100,9 @@ struct spool {
 	 * not the claim of that entry (NULL: none). */
 	void (*on_refused)(const struct spool_result *res, void *ud);
 	void *refused_ud;
+	/* The queue's loose entries (any name) and its packs (pack names). */
+	struct spool_names loose, packs;
+	struct spool_tally tally[_SPOOL_STATE_MAX];
 };
 
 
@@ -100,8 +122,10 @@ struct spool_result {
 	unsigned int index;
 };
 
-/* Batches: up to SPOOL_BATCH_MAX blobs claimed with one sync of the file
- * system, written one by one, and moved on with one more.  Which blob is
+/* Batches: up to SPOOL_BATCH_MAX blobs claimed with one round of syncs
+ * (each blob's data, the record, the two directories: not the whole file
+ * system), written one by one, and moved on with one more (the
+ * directories whose entries changed).  Which blob is
  * in flight is recorded without a sync: in inflight/.progress (the page
  * cache outlives the daemon) and in pstore's pmsg (ramoops memory
  * outlives the kernel), each record naming the batch, so that recovery
@@ -191,15 +215,15 @@ int spool_step(struct spool *s, struct spool_result *ret);
  * -errno (and no batches) when it or inflight/.progress cannot be opened. */
 int spool_batch_enable(struct spool *s, const char *pmsg);
 /* Claim up to @max (<= SPOOL_BATCH_MAX) queued blobs, smallest names
- * first, in one scan of the queue and one sync: 0 and b->n claimed, or
- * -errno.  *unfit counts entries that are no blob (spool_next() and
+ * first, with one round of syncs: 0 and b->n claimed, or -errno.  *unfit
+ * counts the entries that are no blob met on the way (spool_next() and
  * spool_refuse() handle those). */
 int spool_batch_claim(struct spool *s, struct spool_batch *b, unsigned int max,
 		      unsigned int *unfit);
 /* Blob i of the batch goes to the kernel now: recorded, then written. */
 int spool_batch_exec(struct spool *s, struct spool_batch *b, unsigned int i, bool *ours);
 /* Move what ran to done/ or rejected/, what did not back to the queue,
- * and sync once.  On failure call it again: it goes on from where it
+ * and sync the directories once.  On failure call it again: it goes on from where it
  * stopped.  b->res[0..ran) then say where each went. */
 int spool_batch_finish(struct spool *s, struct spool_batch *b);
 /* The previous boot's pmsg text (pstore), for spool_recover(); NULL if
@@ -214,7 +238,8 @@ char *spool_pmsg_read(const char *pstore_dirs);
  * blob its length (le32, 1 to KW_BLOB_MAX) and its bytes; at most
  * SPOOL_PACK_BLOBS blobs and SPOOL_PACK_BYTES in all.  It is queued as a
  * blob is (written under tmp/, renamed in) and claimed with one rename and
- * one sync; each blob's start and verdict are recorded as a batch's are
+ * one round of syncs (its data, inflight/.pack, the two directories);
+ * each blob's start and verdict are recorded as a batch's are
  * (inflight/.pack and pmsg, neither synced), so that after a daemon kill
  * or a kernel crash the blob in flight is set aside, as
  * interrupted/PACK#INDEX, and the pack goes on after it; a finished pack
@@ -275,7 +300,11 @@ bool spool_pack_blob(const struct spool_pack *p, unsigned int i, struct spool_re
  * for spool_pack_resume() when the spool opens again. */
 void spool_pack_release(struct spool *s, struct spool_pack *p);
 
-/* Count the files in a state's directory (status). */
+/* Count the files in a state's directory (status): read from the
+ * directory at most once a second, and followed meanwhile through the
+ * spool's own moves; what others change (a producer's rename into the
+ * queue, its events read) within a tenth of a second, a file removed by
+ * hand within the second.  -errno when it cannot be read. */
 long spool_count(struct spool *s, enum spool_state st);
 
 #endif

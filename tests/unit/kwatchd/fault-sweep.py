@@ -72,6 +72,7 @@ ERRNOS = {
     'fsync': ['EIO', 'ENOSPC'],
     'fdatasync': ['EIO', 'ENOSPC'],
     'syncfs': ['EIO'],
+    'sync_file_range': ['EIO'],
     'ftruncate': ['EIO', 'ENOSPC'],
     'getdents64': ['EIO', 'ENOMEM'],
     'newfstatat': ['ENOMEM', 'EACCES'],
