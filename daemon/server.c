@@ -150,6 +150,8 @@ static bool client_reads(const struct client *c)
 }
 
 /* Write what the queue holds until EAGAIN; -errno if the peer is gone. */
+static void write_stall(struct client *c, int err);
+
 static int client_write(struct client *c)
 {
 	struct iovec iov[CLIENT_IOV];
@@ -169,6 +171,12 @@ static int client_write(struct client *c)
 				continue;
 			if (errno == EAGAIN)
 				break;
+			/* No kernel memory for it now: not the client's fault,
+			 * and EPOLLOUT would fire at once; try again shortly. */
+			if (errno == ENOMEM || errno == ENOBUFS) {
+				write_stall(c, neg_errno());
+				return 0;
+			}
 			return neg_errno();
 		}
 		cq_advance(&c->q, w);
@@ -224,6 +232,44 @@ static void client_flush(struct client *c)
 		else
 			client_kill(c);
 	}
+}
+
+static void write_stall(struct client *c, int err)
+{
+	struct server *srv = c->srv;
+	int r;
+
+	if (!c->stalled)
+		log_warning_errno(err, "client %u: send: %m; trying again in %u ms", c->id,
+				  SERVER_WRITE_RETRY_USEC / 1000);
+	c->stalled = true;
+	if (c->io)
+		sd_event_source_set_io_events(c->io, client_reads(c) ? EPOLLIN : 0);
+	/* Made at start: arming it needs no memory. */
+	r = sd_event_source_set_time_relative(srv->write_retry, SERVER_WRITE_RETRY_USEC);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(srv->write_retry, SD_EVENT_ONESHOT);
+	if (r < 0 && c->io)	/* no timer: EPOLLOUT, even if it spins, beats a stuck queue */
+		sd_event_source_set_io_events(c->io, EPOLLOUT | (client_reads(c) ? EPOLLIN : 0));
+}
+
+static int on_write_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct server *srv = userdata;
+	struct client *c;
+
+	(void)s;
+	(void)usec;
+	for (c = srv->clients; c; c = c->next)
+		if (c->stalled) {
+			c->stalled = false;
+			client_flush(c);
+		}
+	if (srv->push && srv->push->stalled) {
+		srv->push->stalled = false;
+		client_flush(srv->push);
+	}
+	return 0;
 }
 
 /* The end of a loop iteration: what each consumer was sent in it goes out
@@ -897,6 +943,11 @@ int server_start(struct server *srv, sd_event *ev, struct kw_event_ctx *ectx,
 	if (r < 0)
 		return r;
 	sd_event_source_set_enabled(srv->accept_pause, SD_EVENT_OFF);
+	r = sd_event_add_time_relative(ev, &srv->write_retry, CLOCK_MONOTONIC,
+				       SERVER_WRITE_RETRY_USEC, 0, on_write_retry, srv);
+	if (r < 0)
+		return r;
+	sd_event_source_set_enabled(srv->write_retry, SD_EVENT_OFF);
 	r = sd_event_add_defer(ev, &srv->reap, on_reap, srv);
 	if (r < 0)
 		return r;
@@ -1018,6 +1069,7 @@ void server_stop(struct server *srv)
 	push_free(srv);
 	srv->listen_io = sd_event_source_disable_unref(srv->listen_io);
 	srv->accept_pause = sd_event_source_disable_unref(srv->accept_pause);
+	srv->write_retry = sd_event_source_disable_unref(srv->write_retry);
 	srv->reap = sd_event_source_disable_unref(srv->reap);
 	srv->flush = sd_event_source_disable_unref(srv->flush);
 	/* Our own socket goes with us; an activated one belongs to systemd. */

@@ -41,6 +41,7 @@ struct client {
 	bool eof;		/* the client shut its side: it only reads now */
 	bool skip_line;		/* in an over-long line: drop up to its newline */
 	bool flush;		/* has events for the end of this loop iteration */
+	bool stalled;		/* the kernel had no memory for a send: retried */
 	bool cred;		/* uid and pid are the peer's (SO_PEERCRED) */
 	uid_t uid;
 	pid_t pid;
@@ -59,6 +60,9 @@ struct client {
 #define SERVER_CMD_PER_SEC 10
 /* After accept() ran out of descriptors, wait this long before the next. */
 #define SERVER_ACCEPT_PAUSE_USEC 200000
+/* After a send failed for want of kernel memory (ENOMEM, ENOBUFS), wait
+ * this long before the next try: the client keeps its queue. */
+#define SERVER_WRITE_RETRY_USEC 20000
 
 struct server {
 	sd_event *ev;
@@ -68,6 +72,7 @@ struct server {
 	char path[PATH_MAX];
 	sd_event_source *listen_io;
 	sd_event_source *accept_pause;	/* re-enables listen_io after EMFILE */
+	sd_event_source *write_retry;	/* sends again to stalled clients */
 	uint64_t refused;		/* connections closed: too many clients */
 	uint64_t cmds_refused;		/* commands over a client's rate, or too long */
 	sd_event_source *reap;
