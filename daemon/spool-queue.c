@@ -190,24 +190,29 @@ static void drop(struct spool_names *l)
 }
 
 /* NAME is still queued, and the list's (*st: its stat). */
-static bool current(struct spool *s, bool packs, const char *name, struct stat *st)
+static int current(struct spool *s, bool packs, const char *name, struct stat *st)
 {
+	/* Only ENOENT says it is gone: a name dropped on another error
+	 * (ENOMEM, EACCES) would never be looked at again. */
 	if (fstatat(s->fd[SPOOL_QUEUED], name, st, AT_SYMLINK_NOFOLLOW) < 0)
-		return false;	/* gone meanwhile */
+		return errno == ENOENT ? 0 : -errno;
 	/* A pack is spool_pack_next()'s, anything else spool_next()'s. */
 	return packs ? S_ISREG(st->st_mode) : !S_ISREG(st->st_mode) || !spool_pack_name(name);
 }
 
 /* The first name of the list still queued and its own; what is gone
  * leaves the list. */
-static bool first(struct spool *s, struct spool_names *l, bool packs, struct stat *st)
+static int first(struct spool *s, struct spool_names *l, bool packs, struct stat *st)
 {
+	int r;
+
 	while (l->pos < l->n) {
-		if (current(s, packs, l->name[l->pos], st))
-			return true;
+		r = current(s, packs, l->name[l->pos], st);
+		if (r != 0)
+			return r;
 		drop(l);
 	}
-	return false;
+	return 0;
 }
 
 /* Events not read yet: something came into the queue (or left it). */
@@ -225,7 +230,10 @@ int spool_queue_next(struct spool *s, bool packs, char *name, size_t n, struct s
 	int r;
 
 	for (;;) {
-		if (first(s, l, packs, st))
+		r = first(s, l, packs, st);
+		if (r < 0)
+			return r;
+		if (r)
 			return kw_strlcpy(name, l->name[l->pos], n) < 0 ? -ENAMETOOLONG : 0;
 		if (read || (l->whole && !pending(s)))
 			return -ENOENT;
@@ -252,7 +260,7 @@ int spool_queue_take(struct spool *s, char (*names)[NAME_MAX + 1], unsigned int 
 	char first_name[NAME_MAX + 1];
 	unsigned int j, w;
 	struct stat st;
-	int r;
+	int r, err = 0;
 
 	*taken = 0;
 	r = spool_queue_next(s, false, first_name, sizeof(first_name), &st);
@@ -261,7 +269,14 @@ int spool_queue_take(struct spool *s, char (*names)[NAME_MAX + 1], unsigned int 
 	/* The blobs in order, taken out of the list; what is no blob stays
 	 * in it (for spool_next() and its refusal), counted. */
 	for (j = w = l->pos; j < l->n && *taken < max; j++) {
-		if (!current(s, false, l->name[j], &st)) {
+		r = current(s, false, l->name[j], &st);
+		if (r < 0) {
+			/* Not known now: it stays, the batch ends here. */
+			if (!*taken)
+				err = r;
+			break;
+		}
+		if (!r) {
 			free(l->name[j]);
 			continue;
 		}
@@ -277,5 +292,5 @@ int spool_queue_take(struct spool *s, char (*names)[NAME_MAX + 1], unsigned int 
 	l->n -= j - w;
 	if (l->pos == l->n)
 		l->pos = l->n = 0;
-	return 0;
+	return err;
 }
