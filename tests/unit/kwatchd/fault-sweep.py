@@ -661,7 +661,7 @@ def main():
         points = firsts[::4]
     log('%d call sites in %d system calls; %d failure points to try' %
         (len(sites), len({s for s, _ in sites}), len(points)))
-    tried = passed = 0
+    tried = passed = drifted = 0
     verdicts = []
     hit_sites = set()
     for sysc, site, n, e in points:
@@ -678,6 +678,17 @@ def main():
         name = '%s:%s:%d at %s' % (sysc, e, n, at or 'nothing injected')
         if at and at != site:
             name += ' (meant %s)' % site
+        # The Nth call is not always the same one (timing decides the
+        # order of some): a failure that landed where it cannot happen
+        # (EIO from a timerfd's read) proves nothing either way.
+        if got and e not in errnos_at(sysc, got[0][4]):
+            drifted += 1
+            log('ok %d - %s # SKIP drifted to a call where %s cannot happen (%.1f s)' %
+                (tried, name, e, time.monotonic() - t0))
+            verdicts.append((name + ' (drifted)', []))
+            if not args.keep:
+                sc.cleanup()
+            continue
         if bad:
             log('not ok %d - %s: %s (%.1f s)' % (tried, name, '; '.join(bad), time.monotonic() - t0))
             log('    in %s; log: %s' % (sc.w, ' | '.join(o['log'].splitlines()[-6:])[:600]))
@@ -687,19 +698,21 @@ def main():
         verdicts.append((name, bad))
         if not args.keep and not bad:
             sc.cleanup()
-    log('fault sweep: %d failure points tried, %d passed, %d failed; %d distinct call sites failed'
-        % (tried, passed, tried - passed, len(hit_sites)))
+    log('fault sweep: %d failure points tried, %d passed, %d failed, %d drifted (skipped); '
+        '%d distinct call sites failed' % (tried, passed, tried - passed - drifted, drifted,
+                                           len(hit_sites)))
     if args.report:
         with open(args.report, 'w') as f:
-            f.write('kwatchd fault sweep: %d tried, %d passed\n' % (tried, passed))
+            f.write('kwatchd fault sweep: %d tried, %d passed, %d drifted\n' % (tried, passed, drifted))
             for name, bad in verdicts:
                 f.write('%s %s%s\n' % ('FAIL' if bad else 'ok  ', name,
                                        (': ' + '; '.join(bad)) if bad else ''))
-    if not args.keep and passed == tried:
+    ok = passed + drifted == tried
+    if not args.keep and ok:
         shutil.rmtree(top, ignore_errors=True)
     else:
         log('scratch kept in %s' % top)
-    return 0 if passed == tried else 1
+    return 0 if ok else 1
 
 
 if __name__ == '__main__':
