@@ -152,6 +152,15 @@ static bool client_reads(const struct client *c)
 /* Write what the queue holds until EAGAIN; -errno if the peer is gone. */
 static void write_stall(struct client *c, int err);
 
+/* A one-shot timer made at start fires @usec from now: arming it needs no
+ * memory, so it works when the failure it answers is the lack of it. */
+static int timer_arm(sd_event_source *s, uint64_t usec)
+{
+	int r = sd_event_source_set_time_relative(s, usec);
+
+	return r < 0 ? r : sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
 static int client_write(struct client *c)
 {
 	struct iovec iov[CLIENT_IOV];
@@ -245,10 +254,7 @@ static void write_stall(struct client *c, int err)
 	c->stalled = true;
 	if (c->io)
 		sd_event_source_set_io_events(c->io, client_reads(c) ? EPOLLIN : 0);
-	/* Made at start: arming it needs no memory. */
-	r = sd_event_source_set_time_relative(srv->write_retry, SERVER_WRITE_RETRY_USEC);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(srv->write_retry, SD_EVENT_ONESHOT);
+	r = timer_arm(srv->write_retry, SERVER_WRITE_RETRY_USEC);
 	if (r < 0 && c->io)	/* no timer: EPOLLOUT, even if it spins, beats a stuck queue */
 		sd_event_source_set_io_events(c->io, EPOLLOUT | (client_reads(c) ? EPOLLIN : 0));
 }
@@ -550,10 +556,7 @@ static void accept_pause(struct server *srv, int err)
 	log_warning_errno(err, "accept: %m; not accepting clients for %u ms",
 			  SERVER_ACCEPT_PAUSE_USEC / 1000);
 	sd_event_source_set_enabled(srv->listen_io, SD_EVENT_OFF);
-	/* Made at start: arming it now needs no descriptor. */
-	r = sd_event_source_set_time_relative(srv->accept_pause, SERVER_ACCEPT_PAUSE_USEC);
-	if (r >= 0)
-		r = sd_event_source_set_enabled(srv->accept_pause, SD_EVENT_ONESHOT);
+	r = timer_arm(srv->accept_pause, SERVER_ACCEPT_PAUSE_USEC);
 	if (r < 0)	/* no timer: listening again at once beats never */
 		sd_event_source_set_enabled(srv->listen_io, SD_EVENT_ON);
 }

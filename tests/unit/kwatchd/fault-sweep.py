@@ -110,6 +110,27 @@ def log(*a):
     print(*a, flush=True)
 
 
+def read_events(sock, events, keep_unparsable=False):
+    """Reads NDJSON events from @sock to its end into @events."""
+    buf = b''
+    while True:
+        try:
+            b = sock.recv(65536)
+        except OSError:
+            return
+        if not b:
+            return
+        buf += b
+        while b'\n' in buf:
+            line, buf = buf.split(b'\n', 1)
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                if keep_unparsable:
+                    events.append({'type': '?unparsable',
+                                   'line': line[:200].decode('utf-8', 'replace')})
+
+
 class Reader(threading.Thread):
     """Reads a file descriptor to its end, keeping what it read."""
 
@@ -147,23 +168,8 @@ class Client(threading.Thread):
                 time.sleep(0.1)
 
     def run(self):
-        if not self.s:
-            return
-        buf = b''
-        while True:
-            try:
-                b = self.s.recv(65536)
-            except OSError:
-                return
-            if not b:
-                return
-            buf += b
-            while b'\n' in buf:
-                line, buf = buf.split(b'\n', 1)
-                try:
-                    self.events.append(json.loads(line))
-                except ValueError:
-                    self.events.append({'type': '?unparsable', 'line': line[:200].decode('utf-8', 'replace')})
+        if self.s:
+            read_events(self.s, self.events, keep_unparsable=True)
 
     def types(self):
         return [e.get('type') for e in self.events]
@@ -205,21 +211,7 @@ class PushTarget(threading.Thread):
             threading.Thread(target=self.drain, args=(c,), daemon=True).start()
 
     def drain(self, c):
-        buf = b''
-        while True:
-            try:
-                b = c.recv(65536)
-            except OSError:
-                return
-            if not b:
-                return
-            buf += b
-            while b'\n' in buf:
-                line, buf = buf.split(b'\n', 1)
-                try:
-                    self.events.append(json.loads(line))
-                except ValueError:
-                    pass
+        read_events(c, self.events)
 
     def types(self):
         return [e.get('type') for e in self.events]

@@ -23,20 +23,6 @@
 #include "tmpdir.h"
 
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char tmp[512], path[512];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s/.%s", dir, name);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(tmp, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	assert_int_equal(rename(tmp, path), 0);
-}
-
 static bool exists(const char *dir, const char *sub, const char *name)
 {
 	char path[512];
@@ -67,8 +53,8 @@ static void replay_in_order(void **state)
 	assert_int_equal(kw_write_once(input, "", 0), -ENOENT);
 	fclose(fopen(input, "w"));
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
-	put(dir, "b", "second");
-	put(dir, "a", "first");
+	put_renamed(dir, "b", "second");
+	put_renamed(dir, "a", "first");
 	fclose(fopen("/dev/null", "r"));
 	{	/* temp files (dot names) are not blobs */
 		char tmp[300];
@@ -91,7 +77,7 @@ static void replay_in_order(void **state)
 	assert_true(exists(dir, "done", "b"));
 	assert_int_equal(spool_count(&s, SPOOL_DONE), 2);
 	/* The same name again is kept under a new name, not overwritten. */
-	put(dir, "a", "again");
+	put_renamed(dir, "a", "again");
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_string_equal(res.final_name, "a.1");
 	spool_close(&s);
@@ -107,7 +93,7 @@ static void rejected_with_errno(void **state)
 	snprintf(dir, sizeof(dir), "%s/spool/r", root);
 	snprintf(input, sizeof(input), "%s/missing/input", root);
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
-	put(dir, "x", "blob");
+	put_renamed(dir, "x", "blob");
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_int_equal(res.state, SPOOL_REJECTED);
 	assert_int_equal(res.err, -ENOENT);
@@ -139,7 +125,7 @@ static void planted_links_are_not_followed(void **state)
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
 	snprintf(path, sizeof(path), "%s/rejected/y.errno", dir);
 	assert_int_equal(symlink(victim, path), 0);
-	put(dir, "y", "blob");
+	put_renamed(dir, "y", "blob");
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_int_equal(res.state, SPOOL_REJECTED);
 	assert_int_equal(kw_read_file(victim, 100, &text, NULL), 0);
@@ -183,7 +169,7 @@ static void own_failure_keeps_the_blob(void **state)
 	snprintf(input, sizeof(input), "%s/input", root);
 	fclose(fopen(input, "w"));
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
-	put(dir, "z", "blob");
+	put_renamed(dir, "z", "blob");
 	/* One free descriptor: the blob opens, the input does not. */
 	fd = dup(0);
 	assert_true(fd >= 0);
@@ -215,8 +201,8 @@ static void recovery_sets_inflight_aside(void **state)
 	snprintf(input, sizeof(input), "%s/input", root);
 	fclose(fopen(input, "w"));
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
-	put(dir, "crash", "boom");
-	put(dir, "later", "ok");
+	put_renamed(dir, "crash", "boom");
+	put_renamed(dir, "later", "ok");
 	/* Claimed, then the daemon "dies" before the write finishes. */
 	assert_int_equal(spool_claim(&s, "crash"), 0);
 	assert_true(exists(dir, "inflight", "crash"));
@@ -257,8 +243,8 @@ static void recovery_knows_the_boot(void **state)
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
 	assert_int_equal(spool_recover(&s, "boot-a", on_recovered, &res), 0);
 	assert_true(exists(dir, ".", ".boot"));
-	put(dir, "one", "1");
-	put(dir, "two", "2");
+	put_renamed(dir, "one", "1");
+	put_renamed(dir, "two", "2");
 	assert_int_equal(spool_claim(&s, "one"), 0);
 	spool_close(&s);
 
@@ -310,7 +296,7 @@ static void unfit_entries_refused(void **state)
 	assert_int_equal(mkfifo(path, 0600), 0);
 	snprintf(path, sizeof(path), "%s/l", dir);
 	assert_int_equal(symlink(input, path), 0);
-	put(dir, "z", "blob");
+	put_renamed(dir, "z", "blob");
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(spool_step(&s, &res), 0);
 		assert_string_equal(res.name, names[i]);
@@ -439,7 +425,7 @@ static void finish_completed_later(void **state)
 	snprintf(dir, sizeof(dir), "%s/spool/f", root);
 	snprintf(input, sizeof(input), "%s/missing/input", root);
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
-	put(dir, "x", "blob");
+	put_renamed(dir, "x", "blob");
 	snprintf(path, sizeof(path), "%s/rejected/x.errno", dir);
 	assert_int_equal(mkdir(path, 0700), 0);
 	assert_int_equal(spool_claim(&s, "x"), 0);
@@ -473,7 +459,7 @@ static void prune_keeps_the_newest(void **state)
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
 	for (i = 0; i < 10; i++) {
 		snprintf(name, sizeof(name), "%c", 'a' + i);
-		put(dir, name, "blob");
+		put_renamed(dir, name, "blob");
 		assert_int_equal(spool_step(&s, &res), 0);
 	}
 	assert_int_equal(spool_prune(&s, SPOOL_DONE, 4, &removed, NULL), 0);
@@ -488,8 +474,8 @@ static void prune_keeps_the_newest(void **state)
 
 	snprintf(input, sizeof(input), "%s/missing/input", root);
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
-	put(dir, "r1", "x");
-	put(dir, "r2", "x");
+	put_renamed(dir, "r1", "x");
+	put_renamed(dir, "r2", "x");
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_int_equal(spool_prune(&s, SPOOL_REJECTED, 1, &removed, NULL), 0);
@@ -522,9 +508,9 @@ static void batch_replays_in_order(void **state)
 	assert_int_equal(spool_open(&s, dir, input, 1), 0);
 	assert_int_equal(spool_recover(&s, "boot-a", NULL, NULL), 0);
 	assert_int_equal(spool_batch_enable(&s, pmsg), 0);
-	put(dir, "c", "3");
-	put(dir, "a", "1");
-	put(dir, "b", "2");
+	put_renamed(dir, "c", "3");
+	put_renamed(dir, "a", "1");
+	put_renamed(dir, "b", "2");
 	snprintf(sub, sizeof(sub), "%s/0dir", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
 	assert_int_equal(spool_batch_claim(&s, b, 2, &unfit), 0);
@@ -596,7 +582,7 @@ static void batch_killed_in_write(const char *dir, const char *pmsg)
 		    spool_batch_enable(&s, pmsg) < 0)
 			_exit(1);
 		for (i = 0; i < 5; i++)
-			put(dir, names[i], names[i]);
+			put_renamed(dir, names[i], names[i]);
 		if (spool_batch_claim(&s, b, SPOOL_BATCH_MAX, &unfit) < 0 || b->n != 5)
 			_exit(2);
 		if (spool_batch_exec(&s, b, 0, &ours) != 0)
@@ -816,7 +802,7 @@ static void pack_replays_in_order(void **state)
 	snprintf(pmsg, sizeof(pmsg), "%s/pmsg", root);
 	pack_open(&s, dir, pmsg);
 	put_pack(dir, "p.kwpack", blobs, 3);
-	put(dir, "a", "loose");
+	put_renamed(dir, "a", "loose");
 	assert_int_equal(spool_next(&s, name, sizeof(name), &unfit), 0);
 	assert_string_equal(name, "a");
 	assert_int_equal(spool_batch_claim(&s, batch, SPOOL_BATCH_MAX, &unfit_n), 0);
@@ -874,7 +860,7 @@ static void pack_malformed_rejected(void **state)
 	assert_non_null(p);
 	snprintf(dir, sizeof(dir), "%s/spool/bad", root);
 	pack_open(&s, dir, NULL);
-	put(dir, "bad.kwpack", "KWPACK01\x05");
+	put_renamed(dir, "bad.kwpack", "KWPACK01\x05");
 	assert_int_equal(spool_pack_claim(&s, p, "bad.kwpack", &res), 1);
 	assert_int_equal(res.state, SPOOL_REJECTED);
 	assert_int_equal(res.err, -EINVAL);
@@ -1116,7 +1102,7 @@ static void exec_refuses_swapped_fifo(void **state)
 	snprintf(dir, sizeof(dir), "%s/spool/swap", root);
 	fclose(fopen(input_of(), "w"));
 	assert_int_equal(spool_open(&s, dir, input_of(), 1), 0);
-	put(dir, "x", "blob");
+	put_renamed(dir, "x", "blob");
 	assert_int_equal(spool_claim(&s, "x"), 0);
 	snprintf(path, sizeof(path), "%s/inflight/x", dir);
 	assert_int_equal(unlink(path), 0);
@@ -1132,7 +1118,7 @@ static void exec_refuses_swapped_fifo(void **state)
 	assert_non_null(strstr(text, "FIFO"));
 	free(text);
 	/* A symlink there is refused the same way, not followed. */
-	put(dir, "y", "blob");
+	put_renamed(dir, "y", "blob");
 	assert_int_equal(spool_claim(&s, "y"), 0);
 	snprintf(path, sizeof(path), "%s/inflight/y", dir);
 	assert_int_equal(unlink(path), 0);
@@ -1179,14 +1165,14 @@ static void recovery_clears_odd_inflight(void **state)
 	assert_int_equal(kw_read_file(path, 200, &text, NULL), 0);
 	assert_non_null(strstr(text, "FIFO"));
 	free(text);
-	put(dir, "f", "blob");
+	put_renamed(dir, "f", "blob");
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_string_equal(res.name, "f");
 	assert_int_equal(res.state, SPOOL_DONE);
 
-	put(dir, "u", "one");
+	put_renamed(dir, "u", "one");
 	assert_int_equal(spool_claim(&s, "u"), 0);
-	put(dir, "u", "two");
+	put_renamed(dir, "u", "two");
 	assert_int_equal(spool_unclaim(&s, "u"), 0);
 	assert_false(exists(dir, "inflight", "u"));
 	assert_true(exists(dir, ".", "u") && exists(dir, ".", "u.1"));
@@ -1235,7 +1221,7 @@ static void boot_stamp_not_followed(void **state)
 	assert_int_equal(kw_write_file_at(AT_FDCWD, other, "boot-a", 6), 0);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(symlink(other, path), 0);
-	put(dir, "one", "1");
+	put_renamed(dir, "one", "1");
 	assert_int_equal(spool_claim(&s, "one"), 0);
 	assert_int_equal(recover_b(&s), 0);
 	assert_int_equal(lstat(path, &st), 0);
@@ -1267,7 +1253,7 @@ static void short_record_is_eio(void **state)
 	assert_int_equal(spool_open(&s, dir, input_of(), 1), 0);
 	assert_int_equal(spool_recover(&s, "boot-a", NULL, NULL), 0);
 	assert_int_equal(spool_batch_enable(&s, pmsg), 0);
-	put(dir, "a", "1");
+	put_renamed(dir, "a", "1");
 	assert_int_equal(spool_batch_claim(&s, b, 1, &unfit), 0);
 	assert_int_equal(b->n, 1);
 	/* Room for the entry in inflight/.progress (bytes 24 to 32), not for
@@ -1324,7 +1310,7 @@ static void in_place_refused_before_its_event(void **state)
 	fclose(fopen(input_of(), "w"));
 	fclose(fopen(pmsg, "w"));
 	assert_int_equal(kw_mkdir_p(dir, 0700), 0);
-	put(dir, "old", "whole");	/* there before the spool opens: whole */
+	put_renamed(dir, "old", "whole");	/* there before the spool opens: whole */
 	assert_int_equal(spool_open(&s, dir, input_of(), 1), 0);
 	assert_int_equal(spool_recover(&s, "boot-a", NULL, NULL), 0);
 	assert_int_equal(spool_step(&s, &res), 0);
@@ -1332,7 +1318,7 @@ static void in_place_refused_before_its_event(void **state)
 	assert_int_equal(res.state, SPOOL_DONE);
 
 	fd = in_place(dir, "a-half", "first-");
-	put(dir, "b", "blob");
+	put_renamed(dir, "b", "blob");
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_string_equal(res.name, "a-half");
 	assert_int_equal(res.state, SPOOL_REJECTED);
@@ -1348,7 +1334,7 @@ static void in_place_refused_before_its_event(void **state)
 	/* A batch's scan. */
 	assert_int_equal(spool_batch_enable(&s, pmsg), 0);
 	fd = in_place(dir, "c-half", "first-");
-	put(dir, "d", "blob");
+	put_renamed(dir, "d", "blob");
 	assert_int_equal(spool_batch_claim(&s, b, SPOOL_BATCH_MAX, &unfit), 0);
 	assert_int_equal(b->n, 1);
 	assert_string_equal(b->name[0], "d");

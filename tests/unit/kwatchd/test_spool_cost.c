@@ -51,20 +51,6 @@ static void reset(void)
 	n_readdir = n_opendir = n_syncfs = 0;
 }
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char tmp[512], path[512];
-	FILE *f;
-
-	snprintf(tmp, sizeof(tmp), "%s/.%s", dir, name);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(tmp, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-	assert_int_equal(rename(tmp, path), 0);
-}
-
 static void open_spool(struct spool *s, const char *sub, char *dir, size_t n)
 {
 	char input[256];
@@ -84,7 +70,7 @@ static void queue_blobs(const char *dir, unsigned int n)
 	/* In an order of their own, not the names'. */
 	for (i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "b%05u", (i * 7919) % n);
-		put(dir, name, "blob");
+		put_renamed(dir, name, "blob");
 	}
 }
 
@@ -131,12 +117,12 @@ static void arrivals_keep_the_order(void **state)
 
 	(void)state;
 	open_spool(&s, "order", dir, sizeof(dir));
-	put(dir, "b", "1");
-	put(dir, "c", "2");
+	put_renamed(dir, "b", "1");
+	put_renamed(dir, "c", "2");
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_string_equal(res.name, "b");
-	put(dir, "a", "3");
-	put(dir, "d", "4");
+	put_renamed(dir, "a", "3");
+	put_renamed(dir, "d", "4");
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_string_equal(res.name, "c");
 	assert_int_equal(spool_step(&s, &res), 0);
@@ -144,12 +130,12 @@ static void arrivals_keep_the_order(void **state)
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_string_equal(res.name, "d");
 	assert_int_equal(spool_step(&s, &res), -ENOENT);
-	put(dir, "0", "5");
+	put_renamed(dir, "0", "5");
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_string_equal(res.name, "0");
 	/* Taken back by its producer after the queue was read. */
-	put(dir, "e", "5");
-	put(dir, "f", "6");
+	put_renamed(dir, "e", "5");
+	put_renamed(dir, "f", "6");
 	assert_int_equal(spool_count(&s, SPOOL_QUEUED), 2);
 	assert_int_equal(spool_step(&s, &res), 0);
 	assert_string_equal(res.name, "e");
@@ -276,7 +262,7 @@ static void status_counts_without_scans(void **state)
 	assert_true(n_opendir <= 4 + 2);
 	/* A producer's rename in shows once its event is read (the loop
 	 * reads it at once), within a tenth of a second. */
-	put(dir, "zz", "late");
+	put_renamed(dir, "zz", "late");
 	assert_int_equal(spool_settle(&s), 0);
 	usleep(110000);
 	assert_int_equal(spool_count(&s, SPOOL_QUEUED), 41);

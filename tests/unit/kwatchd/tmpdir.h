@@ -17,6 +17,22 @@ static int tmpdir_setup(void **state)
 	return mkdtemp(root) ? 0 : -1;
 }
 
+/* A file written beside its final name, then renamed to it, as a spool's
+ * producer does (cmocka.h comes before this header). */
+static inline void put_renamed(const char *dir, const char *name, const char *text)
+{
+	char tmp[512], path[512];
+	FILE *f;
+
+	snprintf(tmp, sizeof(tmp), "%s/.%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(tmp, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(rename(tmp, path), 0);
+}
+
 static int tmpdir_teardown(void **state)
 {
 	char cmd[128];
