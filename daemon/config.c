@@ -480,6 +480,21 @@ static int watch_key(struct parse_state *ps, struct kw_watch *w, const char *key
 }
 
 /* SYSTEM/EVENT[:FIELD[+|-OFF]] [if FILTER] */
+/* Whether one of the fetch args in v ("NAME=ARG ...") is called name. */
+static bool fetch_names(const char *v, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (;;) {
+		v += strspn(v, " \t");
+		if (!*v)
+			return false;
+		if (strncmp(v, name, n) == 0 && v[n] == '=')
+			return true;
+		v += strcspn(v, " \t");
+	}
+}
+
 static int parse_trigger(struct kw_trigger *t, const char *v, bool set)
 {
 	char spec[256], *p, *slash, *colon, *sign;
@@ -570,6 +585,9 @@ static int wprobe_key(struct parse_state *ps, struct kw_wprobe *p, const char *k
 	} else if (strcmp(key, "fetch") == 0) {
 		if (strpbrk(v, "\n;"))
 			return bad(ps, "fetch: ';' and newlines are not allowed");
+		if (fetch_names(v, KW_COMM_ARG))
+			return bad(ps, "fetch: the name " KW_COMM_ARG " is kwatchd's (the task's comm, "
+				   "added to every wprobe)");
 		strcpy(p->fetch, v);
 	} else if (strcmp(key, "set_on") == 0 || strcmp(key, "clear_on") == 0) {
 		bool set = key[0] == 's';

@@ -19,6 +19,10 @@
 #define KW_WPROBE_MAX_RATE 1000000	/* the kernel's bound on a wprobe's max rate */
 #define KW_CONF_MAX 65536	/* bytes of one configuration file */
 #define KW_LINE_MAX 196		/* libinih's line buffer, less CR LF NUL */
+/* The fetch arg kwatchd adds last to each wprobe: the task's comm at the
+ * hit.  trace_pipe's header gives the comm saved at the task's last
+ * context switch, "<...>" for a task not switched out since its hit. */
+#define KW_COMM_ARG "kwatchd_comm"
 
 enum kw_kind {
 	KW_WATCH,

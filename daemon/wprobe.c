@@ -239,6 +239,39 @@ static const char *hit_context(const char *line, const char *br, struct wprobe_h
 }
 
 /*
+ * The comm kwatchd's wprobes fetch, last: "... kwatchd_comm="COMM"" ends
+ * the args.  The comm (up to 15 bytes) may hold quotes and the marker
+ * itself, and a user's string arg before it anything: the marker taken is
+ * the first whose value, up to the closing quote at the line's end, could
+ * be a comm.  It replaces the header's comm and leaves the args.
+ */
+static void comm_from_fetch(struct wprobe_hit *h)
+{
+	static const char marker[] = " " KW_COMM_ARG "=\"";
+	const size_t mlen = sizeof(marker) - 1, most = 15 + 1;
+	size_t len = strlen(h->args), p;
+
+	if (len < mlen || h->args[len - 1] != '"')
+		return;
+	p = len > mlen + most ? len - mlen - most : 0;
+	for (; p + mlen <= len; p++) {
+		size_t start;
+
+		if (p == 0 && strncmp(h->args, marker + 1, mlen - 1) == 0)
+			start = mlen - 1;
+		else if (strncmp(h->args + p, marker, mlen) == 0)
+			start = p + mlen;
+		else
+			continue;
+		if (len - start < 1 || len - start > most)
+			continue;
+		snprintf(h->comm, sizeof(h->comm), "%.*s", (int)(len - start - 1), h->args + start);
+		h->args[p] = '\0';
+		return;
+	}
+}
+
+/*
  *            comm-123     [001] d.h2.  1234.567890: name: (ip+0x1/0x2) a=1 b=2
  * The comm is the task's to choose: it may hold '-', spaces and what looks
  * like the rest ("x-1 [000] y").  The first '[' after which the whole fixed
@@ -273,6 +306,7 @@ int wprobe_parse_hit(const char *line, struct wprobe_hit *h)
 	}
 	snprintf(h->args, sizeof(h->args), "%s", p);
 	h->args[strcspn(h->args, "\n")] = '\0';
+	comm_from_fetch(h);
 	return 0;
 }
 
@@ -419,8 +453,9 @@ int kw_wprobe_line(const struct kw_wprobe *p, const char *group, char *buf, size
 		snprintf(where, sizeof(where), "%s", p->symbol);
 	else
 		snprintf(where, sizeof(where), "0x%lx", p->address);
-	return kw_fit(snprintf(buf, n, "w%s:%s/%s %s@%s:%u%s%s", rate, group, p->name, p->access, where,
-			    p->length, p->fetch[0] ? " " : "", p->fetch), n);
+	return kw_fit(snprintf(buf, n, "w%s:%s/%s %s@%s:%u%s%s " KW_COMM_ARG "=$comm", rate, group,
+			       p->name, p->access, where, p->length, p->fetch[0] ? " " : "", p->fetch),
+		      n);
 }
 
 int kw_trigger_line(const struct kw_trigger *t, const char *wprobe, char *buf, size_t n)

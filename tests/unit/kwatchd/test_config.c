@@ -216,11 +216,11 @@ static void wprobe_ok(void **state)
 			       "fetch = value=+0($addr)\n", &f), 0);
 	assert_string_equal(f.wprobe.name, "my_file");
 	kw_wprobe_line(&f.wprobe, "kwatchd", line, sizeof(line));
-	assert_string_equal(line, "w:kwatchd/my_file w@jiffies:8 value=+0($addr)");
+	assert_string_equal(line, "w:kwatchd/my_file w@jiffies:8 value=+0($addr) kwatchd_comm=$comm");
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nname=obj\nset_on = kmem/kmalloc:ptr+8 if bytes > 8\n"
 			       "clear_on = kmem/kfree\n", &f), 0);
 	kw_wprobe_line(&f.wprobe, "kwatchd", line, sizeof(line));
-	assert_string_equal(line, "w:kwatchd/obj rw@0x0:4");
+	assert_string_equal(line, "w:kwatchd/obj rw@0x0:4 kwatchd_comm=$comm");
 	assert_int_equal(f.wprobe.n_trig, 2);
 	kw_trigger_line(&f.wprobe.trig[0], "obj", line, sizeof(line));
 	assert_string_equal(line, "set_wprobe:obj:ptr+8 if bytes > 8");
@@ -228,11 +228,11 @@ static void wprobe_ok(void **state)
 	assert_string_equal(line, "clear_wprobe:obj");
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=x\noffset=-16\n", &f), 0);
 	kw_wprobe_line(&f.wprobe, "g", line, sizeof(line));
-	assert_string_equal(line, "w:g/my_file rw@x-16:4");
+	assert_string_equal(line, "w:g/my_file rw@x-16:4 kwatchd_comm=$comm");
 	/* The hit-storm guard's limit goes after the "w", as the kernel shows it. */
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=x\nmax_rate = 500\n", &f), 0);
 	kw_wprobe_line(&f.wprobe, "g", line, sizeof(line));
-	assert_string_equal(line, "w500:g/my_file rw@x:4");
+	assert_string_equal(line, "w500:g/my_file rw@x:4 kwatchd_comm=$comm");
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=x\nmax_rate = 1000000\n", &f), 0);
 }
 
@@ -250,6 +250,10 @@ static void wprobe_errors(void **state)
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nset_on = kmem/kmalloc\n", &f), -EINVAL);
 	assert_int_equal(f.err_line, 2);
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=s\nfetch = a;b\n", &f), -EINVAL);
+	/* The comm's fetch arg is kwatchd's; a name that only starts so is not. */
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=s\nfetch = v=$value kwatchd_comm=$comm\n",
+			       &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=s\nfetch = kwatchd_commx=$comm\n", &f), 0);
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=s\nmax_rate = 0\n", &f), -EINVAL);
 	assert_int_equal(f.err_line, 3);
 	assert_non_null(strstr(f.err_reason, "max_rate"));

@@ -76,6 +76,50 @@ static void hostile_comm(void **state)
 	assert_int_equal(wprobe_parse_hit("   sh-1 [000] d.h2. 5.5:", &h), -EINVAL);
 }
 
+/*
+ * The header's comm is the kernel's saved_cmdlines at the time the line
+ * is read: "<...>" when the task has not been switched out since its hit
+ * (CI run of 2026-12-06: a hit read before its writer left the CPU).  The
+ * comm the wprobe fetched at the hit ("kwatchd_comm", last) is the task's,
+ * and is not one of the user's args.
+ */
+static void comm_from_fetch(void **state)
+{
+	static const char *const comms[] = {
+		"x-1 [000] y", "a", "", " kwatchd_comm=\"", "kwatchd_comm=\"\"", "a\" b=\"c",
+		"123456789012345",
+	};
+	struct wprobe_hit h;
+	char line[256];
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < sizeof(comms) / sizeof(comms[0]); i++) {
+		snprintf(line, sizeof(line), "           <...>-923     [001] d.Z..   118.487102: kwc: "
+			 "(kwt_write_var+0xc/0x10 [kwatch_wprobe_target]) " KW_COMM_ARG "=\"%s\"\n",
+			 comms[i]);
+		assert_int_equal(wprobe_parse_hit(line, &h), 0);
+		assert_string_equal(h.comm, comms[i]);
+		assert_int_equal(h.pid, 923);
+		assert_string_equal(h.ip, "kwt_write_var+0xc/0x10 [kwatch_wprobe_target]");
+		assert_string_equal(h.args, "");
+		snprintf(line, sizeof(line), "  sh-7 [000] d.Z.. 1.5: kwv: (f) value=0x65 s=\"x\" "
+			 KW_COMM_ARG "=\"%s\"", comms[i]);
+		assert_int_equal(wprobe_parse_hit(line, &h), 0);
+		assert_string_equal(h.comm, comms[i]);
+		assert_string_equal(h.args, "value=0x65 s=\"x\"");
+	}
+	/* A user's string arg that looks like the comm's, followed by ours. */
+	assert_int_equal(wprobe_parse_hit("  sh-7 [000] d.Z.. 1.5: kwv: (f) s=\" " KW_COMM_ARG
+					  "=\"y\" " KW_COMM_ARG "=\"zz\"", &h), 0);
+	assert_string_equal(h.comm, "zz");
+	assert_string_equal(h.args, "s=\" " KW_COMM_ARG "=\"y\"");
+	/* No comm fetched (a wprobe not made by kwatchd): the header's. */
+	assert_int_equal(wprobe_parse_hit("  sh-7 [000] d.Z.. 1.5: kwv: (f) value=0x65", &h), 0);
+	assert_string_equal(h.comm, "sh");
+	assert_string_equal(h.args, "value=0x65");
+}
+
 /* The kernel's "CPU:N [LOST K EVENTS]" line, whole, and nothing else. */
 static void lost(void **state)
 {
@@ -295,6 +339,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(hit),
 		cmocka_unit_test(hostile_comm),
+		cmocka_unit_test(comm_from_fetch),
 		cmocka_unit_test(lost),
 		cmocka_unit_test(lines),
 		cmocka_unit_test(storm),

@@ -304,12 +304,15 @@ t_wprobe_hostile_comm() {
 		wait "$pid"
 		rm -f "$ST/$comm"
 		wait_for 5 sh -c "grep -qF '\"comm\":\"$comm\",\"pid\":$pid,' $EV" ||
-			{ follow_stop; fail "no hit of comm '$comm' pid $pid: $(events_of wprobe_hit | tail -n2)"; return 1; }
+			{ follow_stop; rm -f $CONF/wprobe.d/kwc.conf
+			  fail "no hit of comm '$comm' pid $pid: $(events_of wprobe_hit | tail -n2)"; return 1; }
 	done
 	follow_stop
 	events_of wprobe_hit | grep '"wprobe":"kwc"'
-	expect_eq "hits of kwc" "$(events_of wprobe_hit | grep -c '"wprobe":"kwc"')" 2 || return 1
 	rm -f $CONF/wprobe.d/kwc.conf
+	expect_eq "hits of kwc" "$(events_of wprobe_hit | grep -c '"wprobe":"kwc"')" 2 || return 1
+	# The comm fetched at the hit is not one of the user's args.
+	expect_eq "hits with kwatchd_comm in args" "$(events_of wprobe_hit | grep -c 'kwatchd_comm')" 0 || return 1
 	wait_for 5 sh -c "! grep -q kwatchd/kwc $de" || fail "wprobe not removed with its file"
 }
 
@@ -799,12 +802,16 @@ t_socket_activation_and_unit_limits() {
 		fail "kwatchd shares the host's network namespace"
 }
 
+# Whatever a failed test left: no drop-in of this suite outlives it, so no
+# kwatchd/ wprobe holds a debug register (or dynamic_events) for the next.
 t_zz_restore() {
-	rm -f $CONF/watch.d/*.conf $CONF/fuzz.d/tgt.conf
+	rm -f $CONF/watch.d/*.conf $CONF/wprobe.d/*.conf $CONF/fuzz.d/tgt.conf
 	cp $ST/kwatchd.conf.orig $CONF/kwatchd.conf
 	kill "$(cat $ST/reader.pid)" 2>/dev/null
 	systemctl restart kwatchd
-	expect_eq "kwatchd restored" "$(kwatchd_state)" active
+	expect_eq "kwatchd restored" "$(kwatchd_state)" active || return 1
+	wait_for 10 sh -c '! grep -q "^w[0-9]*:kwatchd/" /sys/kernel/tracing/dynamic_events' ||
+		fail "kwatchd wprobes left: $(grep kwatchd/ /sys/kernel/tracing/dynamic_events)"
 }
 
 ktap_main
