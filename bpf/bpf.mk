@@ -1,7 +1,9 @@
 # kwatchd's BPF programs, in the libbpf-bootstrap shape: kwatch.bpf.c is
 # compiled with clang against a vmlinux.h dumped from the BTF of the kernel
 # the series builds, and bpftool turns the object into kwatch.skel.h for
-# the loader (daemon/kwbpf.c).  Included by the top-level Makefile.
+# the loader (kwatch.c, whose API for the daemon is kwatch-loader.h; it
+# is built into kwatchd by daemon/daemon.mk).  Included by the top-level
+# Makefile.
 
 BPF_OUT := $(B)/bpf
 BPF_CLANG := clang

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Records of kwatch.bpf.c's ring buffer, shared with kwatchd's loader
- * (daemon/kwbpf.c).  Every record starts with struct kwb_hdr; its kind says
+ * (kwatch.c).  Every record starts with struct kwb_hdr; its kind says
  * which of the structs below it is. */
 #ifndef KWATCH_BPF_H
 #define KWATCH_BPF_H

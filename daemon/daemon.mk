@@ -6,7 +6,7 @@
 COMMA := ,
 KWD_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(KWD_PKG_CFLAGS)
 KWD_LIBS = $(KWD_PKG_LIBS)
-KWD_HDRS := $(wildcard daemon/*.h)
+KWD_HDRS := $(wildcard daemon/*.h) bpf/kwatch-loader.h
 
 # The pure parts, shared by the daemon and the host tests.
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
@@ -15,7 +15,7 @@ KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon
 	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
-	daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c daemon/crash.c \
+	bpf/kwatch.c daemon/crash.c \
 	daemon/kwatchd.c
 KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c \
 	kwatchctl/dwarfvars.c daemon/util.c daemon/stackvars.c
@@ -24,7 +24,7 @@ KWCTL_HDRS := $(wildcard kwatchctl/*.h) daemon/util.h daemon/stackvars.h
 # The daemon carries the BPF programs: bpf/bpf.mk makes the skeleton.
 $(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -o $@ $(KWD_SRCS) \
+	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Idaemon -o $@ $(KWD_SRCS) \
 		$(KWD_LIBS) $(LIBBPF_LIBS)
 
 $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWCTL_HDRS)
@@ -41,15 +41,17 @@ SAN_OBJ = $(patsubst %.c,$(B)/san/%.o,$(1))
 $(B)/san/daemon/%.o: daemon/%.c $(KWD_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Idaemon -c -o $@ $<
-$(call SAN_OBJ,daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c): \
-	$(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
+# The loader sits beside its programs (bpf/kwatch.c) but is the daemon's.
+$(B)/san/bpf/kwatch.o: bpf/kwatch.c $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Idaemon -c -o $@ $<
 KWD_CORE_SAN := $(call SAN_OBJ,$(KWD_CORE))
 KWD_TEST_DEPS := $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
 # kwd_unit NAME, OBJECTS beside the core's[, LDFLAGS]
 define kwd_unit
 $(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE_SAN) $(2) $(KWD_TEST_DEPS)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon \
+	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon -Ibpf \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" \
 		-o $$@ $$< $(KWD_CORE_SAN) $(2) $$(KWD_LIBS) -lcmocka $(3)
 UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)

@@ -13,7 +13,7 @@
 
 #include "kwatchd.h"
 #include "crash.h"
-#include "kwbpf.h"
+#include "kwatch-loader.h"
 #include "log.h"
 #include "util.h"
 

@@ -15,7 +15,7 @@
 #include "command.h"
 #include "crash.h"
 #include "ksw.h"
-#include "kwbpf.h"
+#include "kwatch-loader.h"
 #include "journal.h"
 #include "kwatchd.h"
 #include "log.h"

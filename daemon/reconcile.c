@@ -14,7 +14,7 @@
 #include "util.h"
 #include "wprobe.h"
 #include "crash.h"
-#include "kwbpf.h"
+#include "kwatch-loader.h"
 
 void kwd_file_fields(json_object *ev, const struct kw_file *f)
 {

@@ -7,7 +7,7 @@
 
 #include "crash.h"
 #include "kwatchd.h"
-#include "kwbpf.h"
+#include "kwatch-loader.h"
 
 static const struct kw_file *find_err(struct kwd *d, const struct kw_file *f)
 {

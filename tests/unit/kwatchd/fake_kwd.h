@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "kwatchd.h"
-#include "kwbpf.h"
+#include "kwatch-loader.h"
 #include "tmpdir.h"
 #include "util.h"
 

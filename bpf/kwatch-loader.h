@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* kwatchd's BPF loader (kwbpf.c): programs of bpf/kwatch.bpf.c attached
- * while their kind of object is configured, one ring buffer read in the
- * event loop. */
-#ifndef KW_KWBPF_H
-#define KW_KWBPF_H
+/* kwatchd's BPF loader (bpf/kwatch.c): programs of bpf/kwatch.bpf.c
+ * attached while their kind of object is configured, one ring buffer read
+ * in the event loop.  The daemon's side only: kwatch.h is shared with the
+ * BPF programs, compiled against vmlinux.h without any user-space header,
+ * so nothing of json-c or struct kwd may go there. */
+#ifndef KW_KWATCH_LOADER_H
+#define KW_KWATCH_LOADER_H
 
 #include <json-c/json.h>
 
