@@ -13,7 +13,7 @@ KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/spool-pack.c \
 	daemon/spool-queue.c daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c \
 	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c
-KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
+KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/watch.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c daemon/crash.c \
 	daemon/kwatchd.c
@@ -67,7 +67,7 @@ $(eval $(call kwd_unit,fuzz,$(call SAN_OBJ,daemon/fuzz.c daemon/fuzzgen.c daemon
 # Crash capture from pstore into the crash directory (stand-ins for the
 # rest of the daemon in the test; the blob tie is fuzz.c's).
 $(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c \
-	daemon/fuzzguided.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
+	daemon/fuzzguided.c daemon/watch.c daemon/ksw.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
 # wprobe hits from a trace_pipe that is a FIFO (stand-ins for the rest of
 # the daemon in the test).
 $(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/hits.c daemon/wprobe.c)))
