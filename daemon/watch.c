@@ -47,7 +47,8 @@ struct kwd_armed *kwd_watch_armed_of(struct kwd *d, const struct kw_file *f)
 	size_t i;
 
 	for (i = 0; i < d->watches->n_armed; i++)
-		if (!d->watches->armed[i].disarming && strcmp(d->watches->armed[i].path, f->path) == 0)
+		if (!d->watches->armed[i].disarming &&
+		    strcmp(d->watches->armed[i].path, f->path) == 0)
 			return &d->watches->armed[i];
 	return NULL;
 }
@@ -209,8 +210,8 @@ int kwd_watch_arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const 
 		}
 		/* Two files for one watch: the kernel holds a line once. */
 		*what = NULL;
-		snprintf(line, n, "the same watch as watch.d/%s: %s", kwd_armed_name(&d->watches->armed[i]),
-			 d->watches->armed[i].line);
+		snprintf(line, n, "the same watch as watch.d/%s: %s",
+			 kwd_armed_name(&d->watches->armed[i]), d->watches->armed[i].line);
 		return -EEXIST;
 	}
 	if (d->watches->n_armed == KSW_WATCHES_MAX)
