@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "journal.h"
+#include "ksw.h"
 #include "util.h"
 
 const char *const kw_kind_dir[_KW_KIND_MAX] = {
@@ -68,10 +69,14 @@ struct parse_state {
 	};
 };
 
-static int bad(struct parse_state *ps, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+/* The short names config.c gives the helpers it lends the objects' key
+ * parsers (config.h: kw_watch_key() in ksw.c). */
+#define bad kw_bad
+#define parse_ulong kw_parse_ulong
+#define parse_uint kw_parse_uint
+#define parse_bool kw_parse_bool
 
-static int bad(struct parse_state *ps, const char *fmt, ...)
+int kw_bad(struct parse_state *ps, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -164,7 +169,7 @@ static int dup_key(struct parse_state *ps, const char *section, const char *key)
 	return 0;
 }
 
-static int parse_ulong(const char *v, unsigned long max, unsigned long *ret)
+int parse_ulong(const char *v, unsigned long max, unsigned long *ret)
 {
 	unsigned long x;
 	char *end;
@@ -179,7 +184,7 @@ static int parse_ulong(const char *v, unsigned long max, unsigned long *ret)
 	return 0;
 }
 
-static int parse_uint(const char *v, unsigned int max, unsigned int *ret)
+int parse_uint(const char *v, unsigned int max, unsigned int *ret)
 {
 	unsigned long x;
 	int r = parse_ulong(v, max, &x);
@@ -189,7 +194,7 @@ static int parse_uint(const char *v, unsigned int max, unsigned int *ret)
 	return r;
 }
 
-static int parse_bool(const char *v, bool *ret)
+int parse_bool(const char *v, bool *ret)
 {
 	static const char *const yes[] = { "1", "yes", "true", "on" };
 	static const char *const no[] = { "0", "no", "false", "off" };
@@ -408,77 +413,6 @@ int kw_settings_parse(const char *text, struct kw_settings *s, int *ret_line,
 
 /* --- drop-ins ----------------------------------------------------------- */
 
-static int parse_local(struct kw_watch *w, const char *v)
-{
-	unsigned long off, len;
-	const char *colon;
-	char buf[32];
-
-	if (strcmp(v, "canary") == 0) {
-		w->canary = true;
-		return 0;
-	}
-	colon = strchr(v, ':');
-	if (!colon || (size_t)(colon - v) >= sizeof(buf))
-		return -EINVAL;
-	memcpy(buf, v, colon - v);
-	buf[colon - v] = '\0';
-	if (parse_ulong(buf, 1 << 16, &off) < 0 || parse_ulong(colon + 1, 8, &len) < 0)
-		return -EINVAL;
-	if (len != 1 && len != 2 && len != 4 && len != 8)
-		return -EINVAL;
-	w->canary = false;
-	w->local_offset = off;
-	w->local_len = len;
-	return 0;
-}
-
-/* NAME, then .MEMBER and [INDEX] steps; the resolver checks the rest. */
-static bool var_name_ok(const char *v)
-{
-	size_t n = strlen(v);
-
-	return n && n <= KW_VAR_MAX && (isalpha((unsigned char)v[0]) || v[0] == '_') &&
-	       strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]x") == n;
-}
-
-static int watch_key(struct parse_state *ps, struct kw_watch *w, const char *key, const char *v)
-{
-	unsigned long ul;
-
-	if (strcmp(key, "function") == 0) {
-		if (!kw_ident_ok(v, KW_SYM_MAX, "."))
-			return bad(ps, "function: not a symbol name: '%s'", v);
-		strcpy(w->function, v);
-	} else if (strcmp(key, "ip_offset") == 0) {
-		if (parse_ulong(v, 0xffff, &ul) < 0)
-			return bad(ps, "ip_offset: want a number 0..65535, got '%s'", v);
-		w->ip_offset = ul;
-		w->has_ip_offset = true;
-	} else if (strcmp(key, "variable") == 0) {
-		if (strcmp(v, "canary") == 0) {
-			w->variable[0] = '\0';
-		} else if (!var_name_ok(v)) {
-			return bad(ps, "variable: want 'canary' or a local variable's name "
-				   "(NAME, then .MEMBER and [INDEX] steps), got '%s'", v);
-		} else {
-			strcpy(w->variable, v);
-		}
-	} else if (strcmp(key, "depth") == 0) {
-		if (parse_uint(v, 64, &w->depth) < 0)
-			return bad(ps, "depth: want 0..64, got '%s'", v);
-	} else if (strcmp(key, "local") == 0) {
-		if (parse_local(w, v) < 0)
-			return bad(ps, "local: want 'canary' or OFFSET:LEN with LEN 1, 2, 4 or 8, got '%s'", v);
-	} else if (strcmp(key, "enabled") == 0) {
-		if (parse_bool(v, &w->enabled) < 0)
-			return bad(ps, "enabled: want yes or no, got '%s'", v);
-	} else {
-		return bad(ps, "unknown key '%s' in [watch]", key);
-	}
-	return 1;
-}
-
 /* SYSTEM/EVENT[:FIELD[+|-OFF]] [if FILTER] */
 /* Whether one of the fetch args in v ("NAME=ARG ...") is called name. */
 static bool fetch_names(const char *v, const char *name)
@@ -673,7 +607,7 @@ static int dropin_handler(void *user, const char *section, const char *key, cons
 		return 0;
 	switch (f->kind) {
 	case KW_WATCH:
-		return watch_key(ps, &f->watch, key, v);
+		return kw_watch_key(ps, &f->watch, key, v);
 	case KW_WPROBE:
 		return wprobe_key(ps, &f->wprobe, key, v);
 	case KW_FUZZ:
@@ -716,14 +650,7 @@ static int validate(struct parse_state *ps, struct kw_file *f)
 		return bad(ps, "no [%s] section", ps->section), -EINVAL;
 	switch (f->kind) {
 	case KW_WATCH:
-		if (!f->watch.function[0])
-			return bad(ps, "[watch] needs function="), -EINVAL;
-		if (f->watch.variable[0] && !f->watch.canary)
-			return bad(ps, "[watch] takes variable= or local=, not both"), -EINVAL;
-		if (f->watch.variable[0] && f->watch.has_ip_offset)
-			return bad(ps, "variable= is watched from the probe point the kernel picks: "
-				   "leave ip_offset= out, or give local=OFFSET:LEN with it"), -EINVAL;
-		break;
+		return kw_watch_validate(ps, &f->watch);
 	case KW_WPROBE:
 		if (!f->wprobe.name[0]) {
 			if (!kw_ident_ok(stem, KW_NAME_MAX, NULL))

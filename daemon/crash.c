@@ -255,21 +255,6 @@ static int keep_crash(struct crash_rt *c, const char *text, size_t len,
 	return ret;
 }
 
-void kwd_watch_fields(struct kwd *d, json_object *ev, const char *line)
-{
-	size_t i;
-
-	if (!line[0])
-		return;
-	kw_event_add_str(ev, "definition", line);
-	for (i = 0; i < d->n_armed; i++) {
-		if (strcmp(d->armed[i].line, line) == 0) {
-			kw_event_add_str(ev, "watch_file", d->armed[i].path);
-			return;
-		}
-	}
-}
-
 static void add_frames(json_object *ev, const struct kmsg_report *r)
 {
 	json_object *arr = json_object_new_array();

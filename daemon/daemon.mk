@@ -12,8 +12,8 @@ KWD_HDRS := $(wildcard daemon/*.h) bpf/kwatch-loader.h
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/spool-pack.c \
 	daemon/spool-queue.c daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c \
-	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c
-KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
+	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c daemon/ksw.c
+KWD_SRCS := $(KWD_CORE) daemon/watch.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	bpf/kwatch.c daemon/crash.c \
 	daemon/kwatchd.c
@@ -58,7 +58,7 @@ UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
 endef
 
 KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore command keep journal
-$(foreach t,$(KWD_TESTS),$(eval $(call kwd_unit,$(t),$(call SAN_OBJ,daemon/wprobe.c daemon/ksw.c))))
+$(foreach t,$(KWD_TESTS),$(eval $(call kwd_unit,$(t),$(call SAN_OBJ,daemon/wprobe.c))))
 # What the spool costs the loop: its directory reads and syncs, counted by wrappers.
 $(eval $(call kwd_unit,spool_cost,,-Wl$(COMMA)--wrap=readdir$(COMMA)--wrap=fdopendir$(COMMA)--wrap=syncfs))
 # The event socket, on a real unix socket and sd-event loop.
@@ -67,9 +67,9 @@ $(eval $(call kwd_unit,server,$(call SAN_OBJ,daemon/server.c)))
 # it calls are stand-ins in the test).
 $(eval $(call kwd_unit,fuzz,$(call SAN_OBJ,daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c)))
 # Crash capture from pstore into the crash directory (stand-ins for the
-# rest of the daemon in the test; the blob tie is fuzz.c's).
+# rest of the daemon in the test; the blob tie is fuzz.c's, the watches watch.c's).
 $(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c \
-	daemon/fuzzguided.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
+	daemon/fuzzguided.c daemon/watch.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
 # wprobe hits from a trace_pipe that is a FIFO (stand-ins for the rest of
 # the daemon in the test).
 $(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/hits.c daemon/wprobe.c)))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,10 +12,97 @@
 #include "ksw.h"
 #include "util.h"
 
+/* --- the [watch] section -------------------------------------------------- */
+
+static int parse_local(struct kw_watch *w, const char *v)
+{
+	unsigned long off, len;
+	const char *colon;
+	char buf[32];
+
+	if (strcmp(v, "canary") == 0) {
+		w->canary = true;
+		return 0;
+	}
+	colon = strchr(v, ':');
+	if (!colon || (size_t)(colon - v) >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, v, colon - v);
+	buf[colon - v] = '\0';
+	if (kw_parse_ulong(buf, 1 << 16, &off) < 0 || kw_parse_ulong(colon + 1, 8, &len) < 0)
+		return -EINVAL;
+	if (len != 1 && len != 2 && len != 4 && len != 8)
+		return -EINVAL;
+	w->canary = false;
+	w->local_offset = off;
+	w->local_len = len;
+	return 0;
+}
+
+/* NAME, then .MEMBER and [INDEX] steps; the resolver checks the rest. */
+static bool var_name_ok(const char *v)
+{
+	size_t n = strlen(v);
+
+	return n && n <= KW_VAR_MAX && (isalpha((unsigned char)v[0]) || v[0] == '_') &&
+	       strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.[]x") == n;
+}
+
+int kw_watch_key(struct parse_state *ps, struct kw_watch *w, const char *key, const char *v)
+{
+	unsigned long ul;
+
+	if (strcmp(key, "function") == 0) {
+		if (!kw_ident_ok(v, KW_SYM_MAX, "."))
+			return kw_bad(ps, "function: not a symbol name: '%s'", v);
+		strcpy(w->function, v);
+	} else if (strcmp(key, "ip_offset") == 0) {
+		if (kw_parse_ulong(v, 0xffff, &ul) < 0)
+			return kw_bad(ps, "ip_offset: want a number 0..65535, got '%s'", v);
+		w->ip_offset = ul;
+		w->has_ip_offset = true;
+	} else if (strcmp(key, "variable") == 0) {
+		if (strcmp(v, "canary") == 0) {
+			w->variable[0] = '\0';
+		} else if (!var_name_ok(v)) {
+			return kw_bad(ps, "variable: want 'canary' or a local variable's name "
+				   "(NAME, then .MEMBER and [INDEX] steps), got '%s'", v);
+		} else {
+			strcpy(w->variable, v);
+		}
+	} else if (strcmp(key, "depth") == 0) {
+		if (kw_parse_uint(v, 64, &w->depth) < 0)
+			return kw_bad(ps, "depth: want 0..64, got '%s'", v);
+	} else if (strcmp(key, "local") == 0) {
+		if (parse_local(w, v) < 0)
+			return kw_bad(ps, "local: want 'canary' or OFFSET:LEN with LEN 1, 2, 4 or 8, got '%s'", v);
+	} else if (strcmp(key, "enabled") == 0) {
+		if (kw_parse_bool(v, &w->enabled) < 0)
+			return kw_bad(ps, "enabled: want yes or no, got '%s'", v);
+	} else {
+		return kw_bad(ps, "unknown key '%s' in [watch]", key);
+	}
+	return 1;
+}
+
+int kw_watch_validate(struct parse_state *ps, struct kw_watch *w)
+{
+	if (!w->function[0])
+		return kw_bad(ps, "[watch] needs function="), -EINVAL;
+	if (w->variable[0] && !w->canary)
+		return kw_bad(ps, "[watch] takes variable= or local=, not both"), -EINVAL;
+	if (w->variable[0] && w->has_ip_offset)
+		return kw_bad(ps, "variable= is watched from the probe point the kernel picks: "
+			      "leave ip_offset= out, or give local=OFFSET:LEN with it"), -EINVAL;
+	return 0;
+}
+
+/* --- /proc/kstackwatch ---------------------------------------------------- */
+
 /* The file has one opener at a time: a reader (cat, a collector) holding
  * it makes our open fail with EBUSY.  Most holds are short: wait up to
  * KSW_BUSY_TRIES * KSW_BUSY_WAIT_NS here, in the event loop; a longer one
- * is -EBUSY to the caller, which retries from a timer (reconcile.c). */
+ * is -EBUSY to the caller, which retries from a timer (watch.c). */
 #define KSW_BUSY_TRIES		10
 #define KSW_BUSY_WAIT_NS	10000000L	/* 10 ms: 100 ms in all */
 

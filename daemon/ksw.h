@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* KStackWatch control.  A kernel with several watches (its max_watches
+/* The watch's pure part (the daemon's is watch.c): the [watch] keys of a
+ * watch.d/ file, the line it is armed as, and KStackWatch control, linked
+ * by the host tests and the config fuzzer without a daemon.
+ * KStackWatch control.  A kernel with several watches (its max_watches
  * parameter above 1) takes each watch file's line appended (O_APPEND) and
  * drops one with "-LINE"; with one watch (a v4 kernel, or a stand-in file
  * that is no kernel file) a line replaces the watch and an empty line
@@ -18,6 +21,12 @@
 
 #include "config.h"
 #include "stackvars.h"
+
+/* The [watch] section (config.c's drop-in parser calls these): one key, 1
+ * if taken, else 0 with the reason given to kw_bad(); then the section
+ * read whole, 0 or -EINVAL. */
+int kw_watch_key(struct parse_state *ps, struct kw_watch *w, const char *key, const char *v);
+int kw_watch_validate(struct parse_state *ps, struct kw_watch *w);
 
 /* The stack variable index, read when first needed and again when the
  * file changes. */

@@ -14,7 +14,6 @@
 
 #include "command.h"
 #include "crash.h"
-#include "ksw.h"
 #include "kwatch-loader.h"
 #include "journal.h"
 #include "kwatchd.h"
@@ -152,10 +151,11 @@ void kwd_status_notify(struct kwd *d)
 		queued += d->fuzz[i]->execs;
 	char watches[32];
 
-	snprintf(watches, sizeof(watches), "%zu watches", d->n_armed);
+	snprintf(watches, sizeof(watches), "%zu watches", d->watches->n_armed);
 	sd_notifyf(false, "STATUS=watch: %s; wprobes: %zu; fuzz targets: %zu (%" PRIu64
 		   " blobs run); config errors: %zu; clients: %u; dropped: %" PRIu64,
-		   d->n_armed > 1 ? watches : d->n_armed ? d->armed[0].line : "none", nwp,
+		   d->watches->n_armed > 1 ? watches : d->watches->n_armed ?
+		   d->watches->armed[0].line : "none", nwp,
 		   d->n_fuzz, queued,
 		   d->n_errors, d->srv.n_clients, server_dropped(&d->srv));
 }
@@ -516,6 +516,11 @@ int main(int argc, char **argv)
 	r = load_settings(&d);
 	if (r < 0)
 		return KWD_EXIT_CONFIG;	/* not restarted: the unit's RestartPreventExitStatus */
+	d.watches = kwd_watches_new();
+	if (!d.watches) {
+		log_error("kwatchd: %s", strerror(ENOMEM));
+		return 1;
+	}
 
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
@@ -604,8 +609,7 @@ out:
 	sd_event_source_disable_unref(d.quiet);
 	sd_event_source_disable_unref(d.bench);
 	sd_event_source_disable_unref(d.reload_cmd);
-	sd_event_source_disable_unref(d.ksw_retry);
-	ksw_vars_free(&d.ksw_vars);
+	kwd_watches_free(d.watches);
 	ksym_cache_free(&d.syms);
 	for (opt = 0; opt <= _KW_KIND_MAX; opt++)
 		sd_event_source_disable_unref(d.conf_src[opt]);

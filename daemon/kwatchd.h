@@ -8,29 +8,14 @@
 
 #include "apply.h"
 #include "config.h"
-#include "ksw.h"
 #include "event.h"
 #include "ksym.h"
 #include "server.h"
 #include "spool.h"
+#include "watch.h"
 #include "wprobe.h"
 
 struct kwd;
-
-/* A watch in /proc/kstackwatch: the file it came from and its line. */
-struct kwd_armed {
-	char path[PATH_MAX];		/* the watch file's (struct kw_file's path) */
-	char line[KSW_LINE_MAX];
-	bool disarming;			/* its disarm waits for a reader to let go */
-};
-
-/* The watch file's name in watch.d/. */
-static inline const char *kwd_armed_name(const struct kwd_armed *a)
-{
-	const char *slash = strrchr(a->path, '/');
-
-	return slash ? slash + 1 : a->path;
-}
 
 struct fuzz_rt {
 	struct kwd *d;
@@ -88,17 +73,7 @@ struct kwd {
 	char state_dir[PATH_MAX];	/* "": nothing kept across restarts */
 	struct kw_file *lastgood;	/* the set in force saved by the last run */
 	size_t n_lastgood;
-	/* The watches /proc/kstackwatch holds, in the order armed; a watch
-	 * whose disarm a reader held up (EBUSY) stays, marked, until the
-	 * timer below has done it. */
-	struct kwd_armed armed[KSW_WATCHES_MAX];
-	size_t n_armed;
-	unsigned int max_watches;	/* the kernel's limit: ksw_max_watches() */
-	/* /proc/kstackwatch was held open by a reader (EBUSY): a disarm not
-	 * done yet, or an apply to try again, from this timer. */
-	sd_event_source *ksw_retry;
-	bool ksw_reload_wanted;
-	struct ksw_vars ksw_vars;	/* variable= names: the stack variable index */
+	struct kwd_watches *watches;	/* watch.c */
 
 	struct fuzz_rt **fuzz;		/* one per started fuzz file */
 	size_t n_fuzz;
@@ -150,13 +125,6 @@ void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err);
 /* An event's fields naming a drop-in: kind and file (its path). */
 void kwd_file_fields(json_object *ev, const struct kw_file *f);
 int kwd_reload(struct kwd *d, const char *why);
-/* Which watch fired, for a catch or crash event: "definition", the line
- * the kernel named (none if empty), and "watch_file", the file that armed
- * it if one of ours did (a report of the previous boot may name none). */
-void kwd_watch_fields(struct kwd *d, json_object *ev, const char *line);
-/* Remove from /proc/kstackwatch what no watch file of ours armed (left by
- * a daemon that was killed); with one watch, clear it if none is armed. */
-void kwd_ksw_clear_stale(struct kwd *d);
 /* Read the set in force the last run saved in state_dir. */
 int kwd_lastgood_load(struct kwd *d);
 void kwd_teardown(struct kwd *d);

@@ -8,6 +8,7 @@
 #include "crash.h"
 #include "kwatchd.h"
 #include "kwatch-loader.h"
+#include "watch.h"
 
 static const struct kw_file *find_err(struct kwd *d, const struct kw_file *f)
 {
@@ -41,7 +42,7 @@ static void add_count(json_object *o, const char *key, struct spool *s, enum spo
 
 json_object *kwd_status(struct kwd *d)
 {
-	json_object *st = kw_event_new("status"), *files, *wps, *spools, *watches, *gens, *o;
+	json_object *st = kw_event_new("status"), *files, *wps, *spools, *gens, *o;
 	size_t i;
 
 	if (!st)
@@ -83,20 +84,7 @@ json_object *kwd_status(struct kwd *d)
 		json_object_array_add(spools, o);
 	}
 	json_object_object_add(st, "files", files);
-	/* watch and watch_file: the first watch, as with one watch at a time. */
-	kw_event_add_str(st, "watch", d->n_armed ? d->armed[0].line : "");
-	kw_event_add_str(st, "watch_file", d->n_armed ? d->armed[0].path : "");
-	watches = json_object_new_array();
-	for (i = 0; watches && i < d->n_armed; i++) {
-		o = json_object_new_object();
-		if (!o)
-			continue;
-		kw_event_add_str(o, "file", d->armed[i].path);
-		kw_event_add_str(o, "definition", d->armed[i].line);
-		json_object_array_add(watches, o);
-	}
-	json_object_object_add(st, "watches", watches);
-	kw_event_add_u64(st, "max_watches", d->max_watches ? d->max_watches : 1);
+	kwd_watches_status(d, st);
 	json_object_object_add(st, "wprobes", wps);
 	kw_event_add_bool(st, "wprobe_support", d->wprobe_ok);
 	json_object_object_add(st, "spools", spools);

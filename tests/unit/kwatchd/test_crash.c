@@ -2,8 +2,8 @@
 /* Crash capture (crash.c) from pstore, with files in a temporary
  * directory: the guest's real panic record (data/pstore-panic.txt), a
  * blob tied to it, the crash directory.  The daemon's other parts it
- * calls are stand-ins (fake_kwd.h; kwd_state_saved here); the tie is
- * fuzz.c's own. */
+ * calls are stand-ins (fake_kwd.h; kwd_state_saved, kwd_reload and
+ * kwd_file_fields here); the tie is fuzz.c's own, the watches watch.c's. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -40,12 +40,28 @@ void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
 	*failing = err < 0;
 }
 
+/* watch.c's retry timer and armed events, not reached here. */
+int kwd_reload(struct kwd *d, const char *why)
+{
+	(void)d;
+	(void)why;
+	return 0;
+}
+
+void kwd_file_fields(json_object *ev, const struct kw_file *f)
+{
+	(void)ev;
+	(void)f;
+}
+
 static struct kwd *new_kwd(void)
 {
 	struct kwd *d = fake_kwd_new();
 	char path[PATH_MAX], *rec = NULL;
 	size_t len = 0;
 
+	d->watches = kwd_watches_new();
+	assert_non_null(d->watches);
 	snprintf(d->set.kmsg_path, sizeof(d->set.kmsg_path), "%s/kmsg", root);
 	snprintf(d->set.kallsyms, sizeof(d->set.kallsyms), "%s/no-kallsyms", root);
 	snprintf(d->set.pstore, sizeof(d->set.pstore), "%s/pstore", root);
@@ -69,6 +85,7 @@ static struct kwd *new_kwd(void)
 static void free_kwd(struct kwd *d)
 {
 	crash_close(d);
+	kwd_watches_free(d->watches);
 	sd_event_unref(d->ev);
 	free(d);
 }
@@ -233,15 +250,19 @@ static void foreign_crash_dir_not_used(void **state)
 static void watch_named_by_its_line(void **state)
 {
 	struct kwd *d = fake_kwd_new();
+	struct kwd_armed *a;
 	json_object *ev;
 	const char *s;
 
 	(void)state;
-	snprintf(d->armed[0].path, sizeof(d->armed[0].path), "/etc/kwatchd/watch.d/a.conf");
-	snprintf(d->armed[0].line, sizeof(d->armed[0].line), "fn=f");
-	snprintf(d->armed[1].path, sizeof(d->armed[1].path), "/etc/kwatchd/watch.d/b.conf");
-	snprintf(d->armed[1].line, sizeof(d->armed[1].line), "fn=g co=-48 wl=8");
-	d->n_armed = 2;
+	d->watches = kwd_watches_new();
+	assert_non_null(d->watches);
+	a = d->watches->armed;
+	snprintf(a[0].path, sizeof(a[0].path), "/etc/kwatchd/watch.d/a.conf");
+	snprintf(a[0].line, sizeof(a[0].line), "fn=f");
+	snprintf(a[1].path, sizeof(a[1].path), "/etc/kwatchd/watch.d/b.conf");
+	snprintf(a[1].line, sizeof(a[1].line), "fn=g co=-48 wl=8");
+	d->watches->n_armed = 2;
 	ev = json_object_new_object();
 	kwd_watch_fields(d, ev, "fn=g co=-48 wl=8");
 	s = json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -257,6 +278,7 @@ static void watch_named_by_its_line(void **state)
 	kwd_watch_fields(d, ev, "");
 	assert_int_equal(json_object_object_length(ev), 0);
 	json_object_put(ev);
+	kwd_watches_free(d->watches);
 	sd_event_unref(d->ev);
 	free(d);
 }
