@@ -196,6 +196,13 @@ void kw_settings_update(struct kw_settings *cur, const struct kw_settings *next,
 int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t len,
 		  struct kw_file *f);
 
+/* For the objects' key parsers (fuzz-config.c): a value read as a number
+ * 0..max or as yes or no (0, or -EINVAL or -ERANGE), and whether it is an
+ * absolute path. */
+int kw_parse_uint(const char *v, unsigned int max, unsigned int *ret);
+int kw_parse_bool(const char *v, bool *ret);
+bool kw_path_ok(const char *v);
+
 /* qsort() order of drop-ins: by kind, then name. */
 int kw_file_cmp(const void *a, const void *b);
 

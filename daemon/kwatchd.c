@@ -148,15 +148,15 @@ void kwd_status_notify(struct kwd *d)
 
 	for (i = 0; i < d->n_cur; i++)
 		nwp += d->cur[i].kind == KW_WPROBE && d->cur[i].wprobe.enabled;
-	for (i = 0; i < d->n_fuzz; i++)
-		queued += d->fuzz[i]->execs;
+	for (i = 0; i < d->fuzz->n_fuzz; i++)
+		queued += d->fuzz->fuzz[i]->execs;
 	char watches[32];
 
 	snprintf(watches, sizeof(watches), "%zu watches", d->n_armed);
 	sd_notifyf(false, "STATUS=watch: %s; wprobes: %zu; fuzz targets: %zu (%" PRIu64
 		   " blobs run); config errors: %zu; clients: %u; dropped: %" PRIu64,
 		   d->n_armed > 1 ? watches : d->n_armed ? d->armed[0].line : "none", nwp,
-		   d->n_fuzz, queued,
+		   d->fuzz->n_fuzz, queued,
 		   d->n_errors, d->srv.n_clients, server_dropped(&d->srv));
 }
 
@@ -516,6 +516,11 @@ int main(int argc, char **argv)
 	r = load_settings(&d);
 	if (r < 0)
 		return KWD_EXIT_CONFIG;	/* not restarted: the unit's RestartPreventExitStatus */
+	d.fuzz = kwd_fuzz_new();
+	if (!d.fuzz) {
+		log_error_errno(-ENOMEM, "kwatchd: %m");
+		return 1;
+	}
 
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
@@ -600,6 +605,7 @@ out:
 	free(d.lastgood);
 	crash_close(&d);
 	kwbpf_close(&d);
+	kwd_fuzz_free(d.fuzz);
 	server_stop(&d.srv);
 	sd_event_source_disable_unref(d.quiet);
 	sd_event_source_disable_unref(d.bench);

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "crash.h"
+#define FAKE_KWD_FUZZ
 #include "fake_kwd.h"
 #include "kmsg.h"
 
@@ -69,6 +70,7 @@ static struct kwd *new_kwd(void)
 static void free_kwd(struct kwd *d)
 {
 	crash_close(d);
+	kwd_fuzz_free(d->fuzz);
 	sd_event_unref(d->ev);
 	free(d);
 }
@@ -257,6 +259,7 @@ static void watch_named_by_its_line(void **state)
 	kwd_watch_fields(d, ev, "");
 	assert_int_equal(json_object_object_length(ev), 0);
 	json_object_put(ev);
+	kwd_fuzz_free(d->fuzz);
 	sd_event_unref(d->ev);
 	free(d);
 }
@@ -301,6 +304,7 @@ static void crash_open_fails_cleanly(void **state)
 	assert_int_equal(crash_open(d), -ENOENT);
 	assert_null(d->crash);
 	assert_int_equal(open_fds(), fds);
+	kwd_fuzz_free(d->fuzz);
 	sd_event_unref(d->ev);
 	free(d);
 }
