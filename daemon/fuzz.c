@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One spool runtime per fuzz target: recover what was in flight, then
- * replay queued blobs as they arrive (inotify) at the configured rate. */
+/* A fuzz source in the daemon (fuzz.h): one spool runtime per fuzz target
+ * (recover what was in flight, then replay queued blobs as they arrive,
+ * by inotify, at the configured rate), the ties of inputs to kernel
+ * reports, the apply steps, the status part and the daemon's fuzz state.
+ * generate = yes and guided run in fuzzgen.c instead. */
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
