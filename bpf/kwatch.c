@@ -364,8 +364,8 @@ void kwbpf_sync(struct kwd *d)
 	if (!b)
 		return;
 	set_tp(b, P_CATCH, d->watches->n_armed > 0);
-	set_tp(b, P_FUZZ_ENTRY, d->n_fuzz > 0);
-	set_tp(b, P_FUZZ_DONE, d->n_fuzz > 0);
+	set_tp(b, P_FUZZ_ENTRY, d->fuzz->n_fuzz > 0);
+	set_tp(b, P_FUZZ_DONE, d->fuzz->n_fuzz > 0);
 	sync_wprobes(b);
 }
 

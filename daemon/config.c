@@ -11,6 +11,7 @@
 #include <ini.h>
 
 #include "config.h"
+#include "fuzz.h"
 #include "journal.h"
 #include "ksw.h"
 #include "util.h"
@@ -70,7 +71,8 @@ struct parse_state {
 };
 
 /* The short names config.c gives the helpers it lends the objects' key
- * parsers (config.h: kw_watch_key() in ksw.c). */
+ * parsers (config.h: kw_watch_key() in ksw.c, kw_fuzz_key() in
+ * fuzz-config.c). */
 #define bad kw_bad
 #define parse_ulong kw_parse_ulong
 #define parse_uint kw_parse_uint
@@ -212,6 +214,11 @@ int parse_bool(const char *v, bool *ret)
 static bool path_ok(const char *v)
 {
 	return v[0] == '/' && strlen(v) < PATH_MAX;
+}
+
+bool kw_path_ok(const char *v)
+{
+	return path_ok(v);
 }
 
 /* A space-separated list of absolute directories into dst; "" or "no": none. */
@@ -541,64 +548,11 @@ static int wprobe_key(struct parse_state *ps, struct kw_wprobe *p, const char *k
 	return 1;
 }
 
-static int fuzz_key(struct parse_state *ps, struct kw_fuzz *z, const char *key, const char *v)
-{
-	if (strcmp(key, "target") == 0) {
-		if (!kw_ident_ok(v, KW_NAME_MAX, NULL))
-			return bad(ps, "target: want [A-Za-z0-9_], got '%s'", v);
-		strcpy(z->target, v);
-	} else if (strcmp(key, "spool") == 0) {
-		if (!path_ok(v))
-			return bad(ps, "spool: not an absolute path: '%s'", v);
-		if (strstr(v, "/../") || strstr(v, "/./") || strstr(v, "//") ||
-		    kw_ends_with(v, "/..") || kw_ends_with(v, "/."))
-			return bad(ps, "spool: '.', '..' or '//' in the path: '%s'", v);
-		strcpy(z->spool, v);
-	} else if (strcmp(key, "producer_group") == 0) {
-		if (!kw_ident_ok(v, sizeof(z->producer_group) - 1, "-") || *v == '-')
-			return bad(ps, "producer_group: want a group name, got '%s'", v);
-		strcpy(z->producer_group, v);
-	} else if (strcmp(key, "keep") == 0) {
-		if (parse_uint(v, 10000000, &z->keep) < 0)
-			return bad(ps, "keep: want 0 (all) to 10000000 entries, got '%s'", v);
-	} else if (strcmp(key, "rate") == 0) {
-		if (parse_uint(v, 100000, &z->rate) < 0)
-			return bad(ps, "rate: want 0..100000 blobs/s, got '%s'", v);
-	} else if (strcmp(key, "repeat") == 0) {
-		if (parse_uint(v, 1000, &z->repeat) < 0 || z->repeat < 1)
-			return bad(ps, "repeat: want 1..1000, got '%s'", v);
-	} else if (strcmp(key, "enabled") == 0) {
-		if (parse_bool(v, &z->enabled) < 0)
-			return bad(ps, "enabled: want yes or no, got '%s'", v);
-	} else if (strcmp(key, "input") == 0) {
-		if (strcmp(v, "structured") && strcmp(v, "simple"))
-			return bad(ps, "input: want structured or simple, got '%s'", v);
-		z->simple = v[1] == 'i';
-	} else if (strcmp(key, "generate") == 0) {
-		z->guided = strcmp(v, "guided") == 0;
-		if (z->guided)
-			z->generate = true;
-		else if (parse_bool(v, &z->generate) < 0)
-			return bad(ps, "generate: want yes, guided or no, got '%s'", v);
-	} else if (strcmp(key, "stats_interval") == 0) {
-		if (parse_uint(v, 3600, &z->stats_interval) < 0 || z->stats_interval < 1)
-			return bad(ps, "stats_interval: want 1..3600 seconds, got '%s'", v);
-	} else if (strcmp(key, "buffer_size") == 0) {
-		if (parse_uint(v, 65536, &z->buffer_size) < 0 || z->buffer_size < 2)
-			return bad(ps, "buffer_size: want 2..65536 bytes, got '%s'", v);
-	} else if (strcmp(key, "batch") == 0) {
-		if (parse_uint(v, 1000000, &z->batch) < 0 || z->batch < 1)
-			return bad(ps, "batch: want 1..1000000 inputs, got '%s'", v);
-	} else {
-		return bad(ps, "unknown key '%s' in [fuzz]", key);
-	}
-	return 1;
-}
-
 static int dropin_handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse_state *ps = user;
 	struct kw_file *f = ps->file;
+	char why[sizeof(ps->reason)];
 
 	if (strcmp(section, ps->section) != 0)
 		return bad(ps, "unknown section [%s], want [%s]", section, ps->section);
@@ -611,7 +565,7 @@ static int dropin_handler(void *user, const char *section, const char *key, cons
 	case KW_WPROBE:
 		return wprobe_key(ps, &f->wprobe, key, v);
 	case KW_FUZZ:
-		return fuzz_key(ps, &f->fuzz, key, v);
+		return kw_fuzz_key(&f->fuzz, key, v, why, sizeof(why)) < 0 ? bad(ps, "%s", why) : 1;
 	default:
 		return bad(ps, "internal: bad kind");
 	}
@@ -643,7 +597,7 @@ static void stem_name(const char *name, char *out, size_t n)
 
 static int validate(struct parse_state *ps, struct kw_file *f)
 {
-	char stem[KW_NAME_MAX + 1];
+	char stem[KW_NAME_MAX + 1], why[sizeof(ps->reason)];
 
 	stem_name(f->name, stem, sizeof(stem));
 	if (!ps->seen_section)
@@ -675,15 +629,8 @@ static int validate(struct parse_state *ps, struct kw_file *f)
 			return bad(ps, "offset= applies to symbol= only"), -EINVAL;
 		break;
 	case KW_FUZZ:
-		if (!f->fuzz.target[0]) {
-			if (!kw_ident_ok(stem, KW_NAME_MAX, NULL))
-				return bad(ps, "no target= and the file name is not a valid target name"), -EINVAL;
-			strcpy(f->fuzz.target, stem);
-		}
-		if (f->fuzz.generate && (f->fuzz.spool[0] || f->fuzz.producer_group[0] ||
-					 f->fuzz.rate || f->fuzz.repeat != 1))
-			return bad(ps, "generate = %s has no spool: spool=, producer_group=, rate= and repeat= do not apply",
-				   f->fuzz.guided ? "guided" : "yes"), -EINVAL;
+		if (kw_fuzz_validate(&f->fuzz, stem, why, sizeof(why)) < 0)
+			return bad(ps, "%s", why), -EINVAL;
 		break;
 	default:
 		return -EINVAL;
@@ -715,12 +662,7 @@ int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t 
 		f->wprobe.enabled = true;
 		break;
 	case KW_FUZZ:
-		f->fuzz.repeat = 1;
-		f->fuzz.keep = KW_FUZZ_KEEP_DEFAULT;
-		f->fuzz.enabled = true;
-		f->fuzz.buffer_size = KW_FUZZ_BUFFER_DEFAULT;
-		f->fuzz.batch = KW_FUZZ_BATCH_DEFAULT;
-		f->fuzz.stats_interval = KW_FUZZ_STATS_DEFAULT;
+		kw_fuzz_defaults(&f->fuzz);
 		break;
 	default:
 		return -EINVAL;

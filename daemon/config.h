@@ -205,6 +205,8 @@ int kw_bad(struct parse_state *ps, const char *fmt, ...) __attribute__((format(p
 int kw_parse_ulong(const char *v, unsigned long max, unsigned long *ret);
 int kw_parse_uint(const char *v, unsigned int max, unsigned int *ret);
 int kw_parse_bool(const char *v, bool *ret);
+/* Whether a value is an absolute path (fuzz-config.c). */
+bool kw_path_ok(const char *v);
 
 /* qsort() order of drop-ins: by kind, then name. */
 int kw_file_cmp(const void *a, const void *b);

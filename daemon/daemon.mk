@@ -12,7 +12,7 @@ KWD_HDRS := $(wildcard daemon/*.h) bpf/kwatch-loader.h
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/spool-pack.c \
 	daemon/spool-queue.c daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c \
-	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c daemon/ksw.c
+	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c daemon/ksw.c daemon/fuzz-config.c
 KWD_SRCS := $(KWD_CORE) daemon/watch.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	bpf/kwatch.c daemon/crash.c \
@@ -97,7 +97,7 @@ UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars
 KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg fuzz_stackvars
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c daemon/util.c \
-	daemon/journal.c daemon/event.c daemon/stackvars.c
+	daemon/journal.c daemon/event.c daemon/stackvars.c daemon/fuzz-config.c
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(KWD_FUZZ_CONFIG) $(KWD_HDRS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_CONFIG) $(KWD_LIBS)

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One spool runtime per fuzz target: recover what was in flight, then
- * replay queued blobs as they arrive (inotify) at the configured rate. */
+/* A fuzz source in the daemon (fuzz.h): one spool runtime per fuzz target
+ * (recover what was in flight, then replay queued blobs as they arrive,
+ * by inotify, at the configured rate), the ties of inputs to kernel
+ * reports, the apply steps, the status part and the daemon's fuzz state.
+ * generate = yes and guided run in fuzzgen.c instead. */
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
@@ -11,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fuzz.h"
 #include "kwatchd.h"
 #include "crash.h"
 #include "kwatch-loader.h"
@@ -91,7 +95,7 @@ static void on_recover(const struct spool_result *res, void *ud)
 		return;
 	snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir,
 		 spool_dir_name[SPOOL_INTERRUPTED], res->final_name);
-	if (d->n_recovered++ == 0) {
+	if (d->fuzz->n_recovered++ == 0) {
 		/* Claimed in an earlier boot: the kernel panicked in its write,
 		 * and the report is in pstore, not in this boot's log. */
 		kwd_tie_found(d, z->file.fuzz.target, res->final_name, path, res->prev_boot);
@@ -204,21 +208,21 @@ const struct kwd_tie *kwd_tie_of(struct kwd *d, long pid)
 {
 	const struct kwd_tie *t;
 
-	if (d->tie.set && (pid < 0 || !d->tie.pid || d->tie.pid == pid))
-		return &d->tie;
+	if (d->fuzz->tie.set && (pid < 0 || !d->fuzz->tie.pid || d->fuzz->tie.pid == pid))
+		return &d->fuzz->tie;
 	if (pid >= 0) {
-		for (t = d->runs; t; t = t->next)
+		for (t = d->fuzz->runs; t; t = t->next)
 			if (t->pid == pid)
 				return t;
 		return NULL;
 	}
 	/* No task named: which of several runs made it cannot be told. */
-	return !d->tie.set && d->runs && !d->runs->next ? d->runs : NULL;
+	return !d->fuzz->tie.set && d->fuzz->runs && !d->fuzz->runs->next ? d->fuzz->runs : NULL;
 }
 
 const struct kwd_tie *kwd_tie_own(struct kwd *d)
 {
-	return d->tie.set ? &d->tie : NULL;
+	return d->fuzz->tie.set ? &d->fuzz->tie : NULL;
 }
 
 const char *kwd_tied_blob(struct kwd *d, const char **target)
@@ -241,33 +245,33 @@ const char *kwd_tied_path(struct kwd *d)
 
 void kwd_tie(struct kwd *d, const char *target, const char *blob, const char *path)
 {
-	tie_set(&d->tie, getpid(), target, blob, path);
+	tie_set(&d->fuzz->tie, getpid(), target, blob, path);
 }
 
 void kwd_tie_data(struct kwd *d, const char *target, const char *blob, const char *path,
 		  const void *data, size_t len)
 {
 	kwd_tie(d, target, blob, path);
-	d->tie.data = data;
-	d->tie.data_len = len;
+	d->fuzz->tie.data = data;
+	d->fuzz->tie.data_len = len;
 }
 
 void kwd_tie_found(struct kwd *d, const char *target, const char *blob, const char *path,
 		   bool prev_boot)
 {
 	/* Written by a daemon that is gone: its report names that one. */
-	tie_set(&d->tie, 0, target, blob, path);
-	d->tie.prev_boot = prev_boot;
+	tie_set(&d->fuzz->tie, 0, target, blob, path);
+	d->fuzz->tie.prev_boot = prev_boot;
 }
 
 bool kwd_tie_found_now(struct kwd *d)
 {
-	return d->tie.set && !d->tie.pid && !d->tie.prev_boot;
+	return d->fuzz->tie.set && !d->fuzz->tie.pid && !d->fuzz->tie.prev_boot;
 }
 
 void kwd_untie(struct kwd *d)
 {
-	d->tie.set = false;
+	d->fuzz->tie.set = false;
 }
 
 void kwd_tie_run(struct kwd *d, struct kwd_tie *t, pid_t pid, const char *target,
@@ -277,8 +281,8 @@ void kwd_tie_run(struct kwd *d, struct kwd_tie *t, pid_t pid, const char *target
 
 	tie_set(t, pid, target, blob, path);
 	if (!linked) {
-		t->next = d->runs;
-		d->runs = t;
+		t->next = d->fuzz->runs;
+		d->fuzz->runs = t;
 	}
 }
 
@@ -288,7 +292,7 @@ void kwd_untie_run(struct kwd *d, struct kwd_tie *t)
 
 	if (!t->set)
 		return;
-	for (p = &d->runs; *p; p = &(*p)->next) {
+	for (p = &d->fuzz->runs; *p; p = &(*p)->next) {
 		if (*p == t) {
 			*p = t->next;
 			break;
@@ -767,13 +771,13 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 	r = sd_event_add_io(d->ev, &z->inotify, z->spool.ino_fd, EPOLLIN, on_spool_change, z);
 	if (r < 0)
 		goto fail;
-	tmp = realloc(d->fuzz, (d->n_fuzz + 1) * sizeof(*tmp));
+	tmp = realloc(d->fuzz->fuzz, (d->fuzz->n_fuzz + 1) * sizeof(*tmp));
 	if (!tmp) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	d->fuzz = tmp;
-	d->fuzz[d->n_fuzz++] = z;
+	d->fuzz->fuzz = tmp;
+	d->fuzz->fuzz[d->fuzz->n_fuzz++] = z;
 	return 0;
 fail:
 	rt_free(z);
@@ -784,11 +788,11 @@ bool fuzz_stop(struct kwd *d, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < d->n_fuzz; i++) {
-		if (strcmp(d->fuzz[i]->file.name, name) != 0)
+	for (i = 0; i < d->fuzz->n_fuzz; i++) {
+		if (strcmp(d->fuzz->fuzz[i]->file.name, name) != 0)
 			continue;
-		rt_free(d->fuzz[i]);
-		d->fuzz[i] = d->fuzz[--d->n_fuzz];
+		rt_free(d->fuzz->fuzz[i]);
+		d->fuzz->fuzz[i] = d->fuzz->fuzz[--d->fuzz->n_fuzz];
 		return true;
 	}
 	return fuzzgen_stop(d, name);
@@ -796,9 +800,99 @@ bool fuzz_stop(struct kwd *d, const char *name)
 
 void fuzz_stop_all(struct kwd *d)
 {
-	while (d->n_fuzz)
-		fuzz_stop(d, d->fuzz[0]->file.name);
-	free(d->fuzz);
-	d->fuzz = NULL;
+	while (d->fuzz->n_fuzz)
+		fuzz_stop(d, d->fuzz->fuzz[0]->file.name);
+	free(d->fuzz->fuzz);
+	d->fuzz->fuzz = NULL;
 	fuzzgen_stop_all(d);
+}
+
+/* --- the apply steps ------------------------------------------------------- */
+
+static void fuzz_event(struct kwd *d, const char *type, const struct kw_file *f)
+{
+	json_object *ev = kw_event_new(type);
+
+	if (!ev)
+		return;
+	kwd_file_fields(ev, f);
+	kw_event_add_str(ev, "target", f->fuzz.target);
+	kwd_emit(d, ev);
+}
+
+int fuzz_apply_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n,
+		     const char **what)
+{
+	int r = fuzz_start(d, f, reason, n);
+
+	if (r != 0) {
+		*what = f->fuzz.generate ? "starting the generator" : "starting the spool";
+		return r;
+	}
+	if (f->fuzz.enabled)
+		fuzz_event(d, "fuzz_started", f);
+	return 0;
+}
+
+void fuzz_apply_stop(struct kwd *d, const struct kw_file *f)
+{
+	if (fuzz_stop(d, f->name))
+		fuzz_event(d, "fuzz_stopped", f);
+}
+
+/* --- status ------------------------------------------------------------------ */
+
+/* A spool directory's count; one that cannot be read (spool_count()'s
+ * -errno) counts no file, not a negative number of them. */
+static void add_count(json_object *o, const char *key, struct spool *s, enum spool_state st)
+{
+	long n = spool_count(s, st);
+
+	kw_event_add_int(o, key, n < 0 ? 0 : n);
+}
+
+void fuzz_status(struct kwd *d, json_object *st)
+{
+	json_object *spools = json_object_new_array(), *gens, *o;
+	size_t i;
+
+	for (i = 0; i < d->fuzz->n_fuzz; i++) {
+		struct fuzz_rt *z = d->fuzz->fuzz[i];
+
+		o = json_object_new_object();
+		kw_event_add_str(o, "target", z->file.fuzz.target);
+		kw_event_add_str(o, "spool", z->spool.dir);
+		add_count(o, "queued", &z->spool, SPOOL_QUEUED);
+		add_count(o, "done", &z->spool, SPOOL_DONE);
+		add_count(o, "rejected", &z->spool, SPOOL_REJECTED);
+		add_count(o, "interrupted", &z->spool, SPOOL_INTERRUPTED);
+		kw_event_add_u64(o, "execs", z->execs);
+		kw_event_add_bool(o, "stalled", z->stalled);
+		kw_event_add_u64(o, "pruned", z->pruned);
+		kw_event_add_u64(o, "keep", z->file.fuzz.keep);
+		kw_event_add_u64(o, "batch", z->batch ? SPOOL_BATCH_MAX : 1);
+		json_object_array_add(spools, o);
+	}
+	json_object_object_add(st, "spools", spools);
+	gens = json_object_new_array();
+	if (gens) {
+		fuzzgen_status(d, gens);
+		json_object_object_add(st, "generators", gens);
+	}
+}
+
+/* --- the daemon's fuzz state ---------------------------------------------- */
+
+struct kwd_fuzz *kwd_fuzz_new(void)
+{
+	return calloc(1, sizeof(struct kwd_fuzz));
+}
+
+void kwd_fuzz_free(struct kwd_fuzz *zf)
+{
+	if (!zf)
+		return;
+	free(zf->fuzz);
+	free(zf->gen);
+	free(zf);
 }

@@ -643,13 +643,13 @@ int fuzzgen_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n
 		snprintf(reason, n, "cannot schedule the generator: %s", strerror(-r));
 		goto fail;
 	}
-	tmp = realloc(d->gen, (d->n_gen + 1) * sizeof(*tmp));
+	tmp = realloc(d->fuzz->gen, (d->fuzz->n_gen + 1) * sizeof(*tmp));
 	if (!tmp) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	d->gen = tmp;
-	d->gen[d->n_gen++] = z;
+	d->fuzz->gen = tmp;
+	d->fuzz->gen[d->fuzz->n_gen++] = z;
 	if (f->fuzz.guided) {
 		z->stats_us = kw_now_usec();
 		r = sd_event_add_time_relative(d->ev, &z->stats, CLOCK_MONOTONIC,
@@ -668,11 +668,11 @@ bool fuzzgen_stop(struct kwd *d, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < d->n_gen; i++) {
-		if (strcmp(d->gen[i]->file.name, name) != 0)
+	for (i = 0; i < d->fuzz->n_gen; i++) {
+		if (strcmp(d->fuzz->gen[i]->file.name, name) != 0)
 			continue;
-		rt_free(d->gen[i]);
-		d->gen[i] = d->gen[--d->n_gen];
+		rt_free(d->fuzz->gen[i]);
+		d->fuzz->gen[i] = d->fuzz->gen[--d->fuzz->n_gen];
 		return true;
 	}
 	return false;
@@ -680,18 +680,18 @@ bool fuzzgen_stop(struct kwd *d, const char *name)
 
 void fuzzgen_stop_all(struct kwd *d)
 {
-	while (d->n_gen)
-		fuzzgen_stop(d, d->gen[0]->file.name);
-	free(d->gen);
-	d->gen = NULL;
+	while (d->fuzz->n_gen)
+		fuzzgen_stop(d, d->fuzz->gen[0]->file.name);
+	free(d->fuzz->gen);
+	d->fuzz->gen = NULL;
 }
 
 void fuzzgen_status(struct kwd *d, json_object *arr)
 {
 	size_t i;
 
-	for (i = 0; i < d->n_gen; i++) {
-		struct fuzzgen_rt *z = d->gen[i];
+	for (i = 0; i < d->fuzz->n_gen; i++) {
+		struct fuzzgen_rt *z = d->fuzz->gen[i];
 		json_object *o = json_object_new_object();
 
 		if (!o)

@@ -147,8 +147,8 @@ void kwd_status_notify(struct kwd *d)
 
 	for (i = 0; i < d->n_cur; i++)
 		nwp += d->cur[i].kind == KW_WPROBE && d->cur[i].wprobe.enabled;
-	for (i = 0; i < d->n_fuzz; i++)
-		queued += d->fuzz[i]->execs;
+	for (i = 0; i < d->fuzz->n_fuzz; i++)
+		queued += d->fuzz->fuzz[i]->execs;
 	char watches[32];
 
 	snprintf(watches, sizeof(watches), "%zu watches", d->watches->n_armed);
@@ -156,7 +156,7 @@ void kwd_status_notify(struct kwd *d)
 		   " blobs run); config errors: %zu; clients: %u; dropped: %" PRIu64,
 		   d->watches->n_armed > 1 ? watches : d->watches->n_armed ?
 		   d->watches->armed[0].line : "none", nwp,
-		   d->n_fuzz, queued,
+		   d->fuzz->n_fuzz, queued,
 		   d->n_errors, d->srv.n_clients, server_dropped(&d->srv));
 }
 
@@ -517,8 +517,11 @@ int main(int argc, char **argv)
 	if (r < 0)
 		return KWD_EXIT_CONFIG;	/* not restarted: the unit's RestartPreventExitStatus */
 	d.watches = kwd_watches_new();
-	if (!d.watches) {
+	d.fuzz = kwd_fuzz_new();
+	if (!d.watches || !d.fuzz) {
 		log_error("kwatchd: %s", strerror(ENOMEM));
+		kwd_watches_free(d.watches);
+		kwd_fuzz_free(d.fuzz);
 		return 1;
 	}
 
@@ -605,6 +608,7 @@ out:
 	free(d.lastgood);
 	crash_close(&d);
 	kwbpf_close(&d);
+	kwd_fuzz_free(d.fuzz);
 	server_stop(&d.srv);
 	sd_event_source_disable_unref(d.quiet);
 	sd_event_source_disable_unref(d.bench);

@@ -40,19 +40,6 @@ static void config_error(struct kwd *d, const struct kw_file *f, bool kernel)
 	kwd_emit(d, ev);
 }
 
-static void obj_event(struct kwd *d, const char *type, const struct kw_file *f,
-		      const char *key, const char *val)
-{
-	json_object *ev = kw_event_new(type);
-
-	if (!ev)
-		return;
-	kwd_file_fields(ev, f);
-	if (key)
-		kw_event_add_str(ev, key, val);
-	kwd_emit(d, ev);
-}
-
 /* A kernel step failed for file f: record it as an error of that file.
  * Without @what, @detail is the whole reason. */
 static int kernel_failed(struct kwd *d, struct kw_plan *p, const struct kw_file *f, int r,
@@ -154,9 +141,7 @@ static int execute(struct kwd *d, struct kw_plan *p)
 			wp_remove(d, &old[s->file]);
 			break;
 		case KW_STEP_FUZZ_STOP:
-			if (fuzz_stop(d, old[s->file].name))
-				obj_event(d, "fuzz_stopped", &old[s->file], "target",
-					  old[s->file].fuzz.target);
+			fuzz_apply_stop(d, &old[s->file]);
 			break;
 		case KW_STEP_WATCH_ARM:
 			f = &p->next[s->file];
@@ -187,17 +172,13 @@ static int execute(struct kwd *d, struct kw_plan *p)
 		case KW_STEP_FUZZ_START:
 			f = &p->next[s->file];
 			reason[0] = '\0';
+			what = "creating the wprobe";
 			r = s->op == KW_STEP_WPROBE_CREATE ?
 				wp_create(d, f, reason, sizeof(reason)) :
-				fuzz_start(d, f, reason, sizeof(reason));
-			if (r == 0) {
-				if (s->op == KW_STEP_FUZZ_START && f->fuzz.enabled)
-					obj_event(d, "fuzz_started", f, "target", f->fuzz.target);
+				fuzz_apply_start(d, f, reason, sizeof(reason), &what);
+			if (r == 0)
 				break;
-			}
-			kernel_failed(d, p, f, r, s->op == KW_STEP_WPROBE_CREATE ?
-				      "creating the wprobe" : f->fuzz.generate ?
-				      "starting the generator" : "starting the spool", reason);
+			kernel_failed(d, p, f, r, what, reason);
 			o = kw_file_find(old, n_old, f->kind, f->name);
 			if (o && (s->op == KW_STEP_WPROBE_CREATE ? wp_create(d, o, reason, sizeof(reason)) :
 				  fuzz_start(d, o, reason, sizeof(reason))) == 0) {

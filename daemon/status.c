@@ -31,25 +31,15 @@ static json_object *file_status(const struct kw_file *f, const char *state,
 	return o;
 }
 
-/* A spool directory's count; one that cannot be read (spool_count()'s
- * -errno) counts no file, not a negative number of them. */
-static void add_count(json_object *o, const char *key, struct spool *s, enum spool_state st)
-{
-	long n = spool_count(s, st);
-
-	kw_event_add_int(o, key, n < 0 ? 0 : n);
-}
-
 json_object *kwd_status(struct kwd *d)
 {
-	json_object *st = kw_event_new("status"), *files, *wps, *spools, *gens, *o;
+	json_object *st = kw_event_new("status"), *files, *wps;
 	size_t i;
 
 	if (!st)
 		return NULL;
 	files = json_object_new_array();
 	wps = json_object_new_array();
-	spools = json_object_new_array();
 	for (i = 0; i < d->n_cur; i++) {
 		const struct kw_file *f = &d->cur[i];
 		const struct kw_file *e = find_err(d, f);
@@ -66,33 +56,11 @@ json_object *kwd_status(struct kwd *d)
 		if (!kw_file_find(d->cur, d->n_cur, d->errors[i].kind, d->errors[i].name))
 			json_object_array_add(files, file_status(&d->errors[i], "error",
 								 &d->errors[i]));
-	for (i = 0; i < d->n_fuzz; i++) {
-		struct fuzz_rt *z = d->fuzz[i];
-
-		o = json_object_new_object();
-		kw_event_add_str(o, "target", z->file.fuzz.target);
-		kw_event_add_str(o, "spool", z->spool.dir);
-		add_count(o, "queued", &z->spool, SPOOL_QUEUED);
-		add_count(o, "done", &z->spool, SPOOL_DONE);
-		add_count(o, "rejected", &z->spool, SPOOL_REJECTED);
-		add_count(o, "interrupted", &z->spool, SPOOL_INTERRUPTED);
-		kw_event_add_u64(o, "execs", z->execs);
-		kw_event_add_bool(o, "stalled", z->stalled);
-		kw_event_add_u64(o, "pruned", z->pruned);
-		kw_event_add_u64(o, "keep", z->file.fuzz.keep);
-		kw_event_add_u64(o, "batch", z->batch ? SPOOL_BATCH_MAX : 1);
-		json_object_array_add(spools, o);
-	}
 	json_object_object_add(st, "files", files);
 	kwd_watches_status(d, st);
 	json_object_object_add(st, "wprobes", wps);
 	kw_event_add_bool(st, "wprobe_support", d->wprobe_ok);
-	json_object_object_add(st, "spools", spools);
-	gens = json_object_new_array();
-	if (gens) {
-		fuzzgen_status(d, gens);
-		json_object_object_add(st, "generators", gens);
-	}
+	fuzz_status(d, st);
 	kw_event_add_u64(st, "clients", d->srv.n_clients);
 	kw_event_add_u64(st, "dropped", server_dropped(&d->srv));
 	kw_event_add_u64(st, "push_connects", d->srv.push_connects);

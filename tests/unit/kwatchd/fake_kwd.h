@@ -2,7 +2,10 @@
 /* For host tests of a daemon file that takes struct kwd (fuzz.c, crash.c)
  * without the rest of the daemon: the events it emits are collected, the
  * BPF ring is empty, and fake_kwd_new() makes a daemon state on a fresh
- * sd-event loop with its state directory under the test's root. */
+ * sd-event loop with its state directory under the test's root.  A test
+ * that links fuzz.c defines FAKE_KWD_FUZZ first: its daemon state has the
+ * fuzz sources' (kwd_fuzz_new(); the test frees it), and reconcile.c's
+ * kwd_file_fields() is here. */
 #ifndef KW_TEST_FAKE_KWD_H
 #define KW_TEST_FAKE_KWD_H
 
@@ -27,6 +30,15 @@ void kwd_emit(struct kwd *d, json_object *ev)
 	json_object_put(ev);
 }
 
+#ifdef FAKE_KWD_FUZZ
+/* reconcile.c's, for fuzz.c's apply steps' events. */
+void kwd_file_fields(json_object *ev, const struct kw_file *f)
+{
+	kw_event_add_str(ev, "file_kind", kw_kind_name[f->kind]);
+	kw_event_add_str(ev, "file", f->path);
+}
+#endif
+
 bool kwbpf_poll(struct kwd *d)
 {
 	(void)d;
@@ -41,6 +53,10 @@ static struct kwd *fake_kwd_new(void)
 	assert_int_equal(sd_event_new(&d->ev), 0);
 	kw_event_ctx_init(&d->ectx);
 	kw_settings_default(&d->set);
+#ifdef FAKE_KWD_FUZZ
+	d->fuzz = kwd_fuzz_new();
+	assert_non_null(d->fuzz);
+#endif
 	snprintf(d->state_dir, sizeof(d->state_dir), "%s/state", root);
 	assert_int_equal(kw_mkdir_p(d->state_dir, 0700), 0);
 	n_events = 0;

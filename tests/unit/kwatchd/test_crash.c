@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "crash.h"
+#define FAKE_KWD_FUZZ
 #include "fake_kwd.h"
 #include "kmsg.h"
 
@@ -86,6 +87,7 @@ static void free_kwd(struct kwd *d)
 {
 	crash_close(d);
 	kwd_watches_free(d->watches);
+	kwd_fuzz_free(d->fuzz);
 	sd_event_unref(d->ev);
 	free(d);
 }
@@ -279,6 +281,7 @@ static void watch_named_by_its_line(void **state)
 	assert_int_equal(json_object_object_length(ev), 0);
 	json_object_put(ev);
 	kwd_watches_free(d->watches);
+	kwd_fuzz_free(d->fuzz);
 	sd_event_unref(d->ev);
 	free(d);
 }
@@ -323,6 +326,7 @@ static void crash_open_fails_cleanly(void **state)
 	assert_int_equal(crash_open(d), -ENOENT);
 	assert_null(d->crash);
 	assert_int_equal(open_fds(), fds);
+	kwd_fuzz_free(d->fuzz);
 	sd_event_unref(d->ev);
 	free(d);
 }

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "crash.h"
+#define FAKE_KWD_FUZZ
 #include "fake_kwd.h"
 #include "fuzzguided.h"
 
@@ -70,6 +71,7 @@ static struct kwd *new_kwd(void)
 static void free_kwd(struct kwd *d)
 {
 	fuzz_stop_all(d);
+	kwd_fuzz_free(d->fuzz);
 	sd_event_unref(d->ev);
 	free(d);
 }
@@ -357,7 +359,7 @@ static void generated_batches(void **state)
 	/* No schema: the file's error, in the bridge's words. */
 	assert_int_equal(gen_start(d, "bad", reason, sizeof(reason)), -EINVAL);
 	assert_string_equal(reason, "no schema for bad: struct x.y: a union is not handled");
-	assert_int_equal(d->n_gen, 0);
+	assert_int_equal(d->fuzz->n_gen, 0);
 
 	/* Whole batches, one after the other; nothing is kept. */
 	assert_int_equal(gen_start(d, "t", reason, sizeof(reason)), 0);
@@ -452,7 +454,7 @@ static void schema_check_bounded(void **state)
 		assert_non_null(strstr(reason, "no answer in 10 s"));
 		assert_true(ms < 11500);
 	}
-	assert_int_equal(d->n_gen, 0);
+	assert_int_equal(d->fuzz->n_gen, 0);
 	free_kwd(d);
 }
 
@@ -506,7 +508,7 @@ static void guided_runs(void **state)
 				       "the kernel's coverage: CONFIG_KCOV)"));
 	snprintf(path, sizeof(path), "%s/kcov", root);
 	assert_int_equal(kw_write_file_at(AT_FDCWD, path, "", 0), 0);
-	assert_int_equal(d->n_gen, 0);
+	assert_int_equal(d->fuzz->n_gen, 0);
 
 	assert_int_equal(fuzz_start(d, &f, reason, sizeof(reason)), 0);
 	run_for(d, 1300);
@@ -634,7 +636,7 @@ static void unknown_group_closes_nothing(void **state)
 		assert_string_equal(reason, "producer_group kw-no-such-group: no such group");
 		assert_true(fcntl(0, F_GETFD) >= 0);
 	}
-	assert_int_equal(d->n_fuzz, 0);
+	assert_int_equal(d->fuzz->n_fuzz, 0);
 	assert_int_equal(dup2(saved, 0), 0);
 	close(saved);
 	close(p[0]);
