@@ -2,8 +2,8 @@
 /* Crash capture (crash.c) from pstore, with files in a temporary
  * directory: the guest's real panic record (data/pstore-panic.txt), a
  * blob tied to it, the crash directory.  The daemon's other parts it
- * calls are stand-ins (fake_kwd.h; kwd_state_saved, kwd_reload and
- * kwd_file_fields here); the tie is fuzz.c's own, the watches watch.c's. */
+ * calls are stand-ins (fake_kwd.h; kwd_state_saved and kwd_reload here,
+ * kwd_file_fields in fake_kwd.h); the tie is fuzz.c's own, the watches watch.c's. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -47,12 +47,6 @@ int kwd_reload(struct kwd *d, const char *why)
 	(void)d;
 	(void)why;
 	return 0;
-}
-
-void kwd_file_fields(json_object *ev, const struct kw_file *f)
-{
-	(void)ev;
-	(void)f;
 }
 
 static struct kwd *new_kwd(void)
