@@ -174,27 +174,61 @@ static const char *unsaved(const struct kw_file *set, size_t i, const struct kw_
 	return NULL;
 }
 
-/* The copies of set in TMP_DIR, each file and directory fsynced. */
+/* The copy name in a saved set's kind directory (dirfd, or -1) holds x's
+ * text, a regular file. */
+static bool same_copy(int dirfd, const char *name, const struct kw_text *x)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+
+	if (dirfd < 0)
+		return false;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != x->len)
+		return false;
+	buf = malloc(x->len + 1);
+	if (!buf)
+		return false;
+	while (got < x->len) {
+		ssize_t n = read(fd, buf + got, x->len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		got += n;
+	}
+	return memcmp(buf, x->text, x->len) == 0;
+}
+
+/* The copies of set in TMP_DIR, each file and directory fsynced.  A copy
+ * the set in force already holds is linked, not written: an apply that
+ * changes one file fsyncs one file, not the whole set again. */
 static int write_set(int statefd, const struct kw_file *set, size_t n, const struct kw_texts *t)
 {
 	size_t saved[_KW_KIND_MAX] = { 0 }, i;
-	_cleanup_close_ int fd = -1;
-	int kfd[_KW_KIND_MAX];
+	_cleanup_close_ int fd = -1, prev = -1;
+	int kfd[_KW_KIND_MAX], prev_kfd[_KW_KIND_MAX];
 	int k, r = 0;
 
 	for (k = 0; k < _KW_KIND_MAX; k++)
-		kfd[k] = -1;
+		kfd[k] = prev_kfd[k] = -1;
 	if (mkdirat(statefd, TMP_DIR, 0700) < 0)
 		return neg_errno();
 	fd = openat(statefd, TMP_DIR, DIR_FLAGS);
 	if (fd < 0)
 		return neg_errno();
+	prev = openat(statefd, KW_INFORCE_DIR, DIR_FLAGS);
 	for (k = 0; k < _KW_KIND_MAX; k++) {
 		if (mkdirat(fd, kw_kind_dir[k], 0700) < 0 ||
 		    (kfd[k] = openat(fd, kw_kind_dir[k], DIR_FLAGS)) < 0) {
 			r = neg_errno();
 			goto out;
 		}
+		if (prev >= 0)
+			prev_kfd[k] = openat(prev, kw_kind_dir[k], DIR_FLAGS);
 	}
 	for (i = 0; i < n; i++) {
 		const struct kw_file *f = &set[i];
@@ -206,19 +240,25 @@ static int write_set(int statefd, const struct kw_file *set, size_t n, const str
 			continue;
 		}
 		x = kw_texts_find(t, f);
+		saved[f->kind]++;
+		if (same_copy(prev_kfd[f->kind], f->name, x) &&
+		    linkat(prev_kfd[f->kind], f->name, kfd[f->kind], f->name, 0) == 0)
+			continue;
 		r = kw_write_file_at(kfd[f->kind], f->name, x->text, x->len);
 		if (r < 0)
 			goto out;
-		saved[f->kind]++;
 	}
 	for (k = 0; k < _KW_KIND_MAX && r == 0; k++)
 		r = kw_fsync_dirfd(kfd[k]);
 	if (r == 0)
 		r = kw_fsync_dirfd(fd);
 out:
-	for (k = 0; k < _KW_KIND_MAX; k++)
+	for (k = 0; k < _KW_KIND_MAX; k++) {
 		if (kfd[k] >= 0)
 			close(kfd[k]);
+		if (prev_kfd[k] >= 0)
+			close(prev_kfd[k]);
+	}
 	return r;
 }
 
@@ -341,10 +381,11 @@ int kw_inforce_read(const char *state_dir, const char *confdir, struct kw_file *
 		char path[PATH_MAX];
 
 		if (f->err) {
-			/* What a malformed drop-in says, and it is not used. */
+			/* The parser's line and reason, as for a malformed drop-in. */
 			if (f->err_line)
-				log_warning("in-force: the saved version %s does not parse (line %d: "
-					    "%s), not used", f->path, f->err_line, f->err_reason);
+				log_warning("in-force: the saved version %s does not parse "
+					    "(line %d: %s), not used", f->path, f->err_line,
+					    f->err_reason);
 			else
 				log_warning("in-force: the saved version %s does not parse (%s), "
 					    "not used", f->path, f->err_reason);

@@ -11,7 +11,8 @@
  * whole set, the old one or the new one.  On a file system without the
  * exchange, in-force.d goes to in-force.d.old before the new set takes
  * its name, and a load finding no in-force.d reads in-force.d.old: a
- * whole set again.  in-force.d.tmp is never read. */
+ * whole set again.  in-force.d.tmp is never read.  A copy unchanged since
+ * the last save is hard-linked from it, not written and fsynced again. */
 #ifndef KW_INFORCE_H
 #define KW_INFORCE_H
 

@@ -168,9 +168,32 @@ static int state_setup(void **state)
 
 /* Written as copies laid out like the configuration directory, read back
  * by its loader: to the byte what kw_file_parse() gives for the drop-in. */
+struct inodes {
+	ino_t w, p, z;
+};
+
+static ino_t ino_of(const char *rel)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	state_path(path, sizeof(path), rel);
+	assert_int_equal(lstat(path, &st), 0);
+	return st.st_ino;
+}
+
+static void set_ino(struct inodes *i)
+{
+	i->w = ino_of("in-force.d/watch.d/w.conf");
+	i->p = ino_of("in-force.d/wprobe.d/p.conf");
+	i->z = ino_of("in-force.d/fuzz.d/my fuzz.conf");
+}
+
 static void round_trip(void **state)
 {
 	const char *const texts[] = { WATCH, WPROBE, FUZZ };
+	const char *texts2[] = { WATCH, WPROBE, FUZZ };
+	struct inodes ino, ino2;
 	struct kw_file set[3], *got;
 	struct kw_texts t;
 	size_t n, i;
@@ -199,9 +222,21 @@ static void round_trip(void **state)
 	free(got);
 	kw_texts_free(&t);
 
+	/* A copy saved again unchanged is linked, not written again. */
+	set_ino(&ino);
+	parse_into(&set[0], KW_WATCH, "w.conf", WATCH_OLD);
+	texts2[0] = WATCH_OLD;
+	assert_int_equal(save(set, texts2, 3), 0);
+	assert_file("in-force.d/watch.d/w.conf", WATCH_OLD);
+	set_ino(&ino2);
+	assert_int_not_equal(ino2.w, ino.w);
+	assert_int_equal(ino2.p, ino.p);
+	assert_int_equal(ino2.z, ino.z);
+
 	/* A smaller set replaces it whole. */
 	assert_int_equal(save(&set[1], &texts[1], 1), 0);
 	assert_false(exists("in-force.d/watch.d/w.conf"));
+	assert_int_equal(ino_of("in-force.d/wprobe.d/p.conf"), ino.p);
 	assert_int_equal(load(&got, &n, &t), 0);
 	assert_int_equal(n, 1);
 	assert_memory_equal(&got[0], &set[1], sizeof(set[1]));
