@@ -74,7 +74,7 @@ $(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/crash.c daemon/fuzz.c daemon/
 # the daemon in the test).
 $(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/hits.c daemon/wprobe.c)))
 # The set in force saved across restarts, and the daemon's side of it.
-$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/inforce.c)))
+$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/inforce.c),-Wl$(COMMA)--wrap=renameat2))
 
 # kwatchctl resolve: libdw on a fixture built at -O2 with and without frame
 # pointers, against the layout it measures when run.
