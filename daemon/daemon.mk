@@ -8,52 +8,80 @@ KWD_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(KWD_PKG_CFLAGS)
 KWD_LIBS = $(KWD_PKG_LIBS)
 KWD_HDRS := $(wildcard daemon/*.h) bpf/kwatch-loader.h
 
-# The pure parts, shared by the daemon and the host tests.
-KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
+# The pure parts: no struct kwd, no event loop.  Built once per flavour into
+# libkw.a ($(B)/lib/ with CFLAGS, $(B)/san/ with the sanitizers), linked by
+# kwatchd, kwatchctl and the host tests.
+KW_LIB_SRCS := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/spool-pack.c \
 	daemon/spool-queue.c daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c \
 	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c daemon/ksw.c daemon/fuzz-config.c
-KWD_SRCS := $(KWD_CORE) daemon/watch.c daemon/wprobe.c daemon/server.c \
+# kwatchd's own files, each compiled to an object beside the library's.
+KWD_SRCS := daemon/watch.c daemon/wprobe.c daemon/server.c \
 	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
 	bpf/kwatch.c daemon/crash.c \
 	daemon/kwatchd.c
 KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c \
-	kwatchctl/dwarfvars.c daemon/util.c daemon/stackvars.c
+	kwatchctl/dwarfvars.c
 KWCTL_HDRS := $(wildcard kwatchctl/*.h) daemon/util.h daemon/stackvars.h
 
-# The daemon carries the BPF programs: bpf/bpf.mk makes the skeleton.
-$(B)/daemon/kwatchd: $(KWD_SRCS) $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
+# Every source of the library, kwatchd and kwatchctl is compiled once per
+# flavour into an object whose header dependencies gcc records (-MMD -MP,
+# read back below): one edit rebuilds the objects that see it, and the
+# programs and tests only link.  OBJ is the CFLAGS flavour, SAN_OBJ the
+# sanitizers'.
+KWD_OBJ_FLAGS = $(WARN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Idaemon -MMD -MP
+OBJ = $(patsubst %.c,$(B)/obj/%.o,$(1))
+SAN_OBJ = $(patsubst %.c,$(B)/san/%.o,$(1))
+$(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Idaemon -o $@ $(KWD_SRCS) \
-		$(KWD_LIBS) $(LIBBPF_LIBS)
+	$(CC) $(CFLAGS) $(KWD_OBJ_FLAGS) -c -o $@ $<
+$(B)/san/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(KWD_OBJ_FLAGS) -c -o $@ $<
+# kwatchctl's files see libdw and the daemon's headers, not the BPF ones.
+KWCTL_OBJ_FLAGS = $(WARN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Idaemon -MMD -MP
+$(B)/obj/kwatchctl/%.o: kwatchctl/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(KWCTL_OBJ_FLAGS) -c -o $@ $<
+$(B)/san/kwatchctl/%.o: kwatchctl/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(SAN) $(KWCTL_OBJ_FLAGS) -c -o $@ $<
+# The daemon carries the BPF programs: bpf/bpf.mk makes the skeleton, which
+# must be there before the first compile records who includes it.
+KWD_BPF_SRCS := bpf/kwatch.c
+$(call OBJ,$(KWD_BPF_SRCS)) $(call SAN_OBJ,$(KWD_BPF_SRCS)): $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
+-include $(patsubst %.o,%.d,$(call OBJ,$(KW_LIB_SRCS) $(KWD_SRCS) $(KWCTL_SRCS)) \
+	$(call SAN_OBJ,$(KW_LIB_SRCS) $(KWD_SRCS) $(KWCTL_SRCS)))
 
-$(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWCTL_HDRS)
+# The archive is made anew, so a file dropped from the list leaves it.
+$(B)/lib/libkw.a: $(call OBJ,$(KW_LIB_SRCS))
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Idaemon -o $@ $(KWCTL_SRCS) \
-		$(KWD_LIBS) $(LIBDW_LIBS)
+	rm -f $@ && $(AR) rcs $@ $^
+$(B)/san/libkw.a: $(call SAN_OBJ,$(KW_LIB_SRCS))
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $^
+
+$(B)/daemon/kwatchd: $(call OBJ,$(KWD_SRCS)) $(B)/lib/libkw.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(KWD_LIBS) $(LIBBPF_LIBS)
+
+$(B)/daemon/kwatchctl: $(call OBJ,$(KWCTL_SRCS)) $(B)/lib/libkw.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -o $@ $^ $(KWD_LIBS) $(LIBDW_LIBS)
 
 # --- host tests (cmocka, ASan/UBSan) -------------------------------------------
 
-# Each daemon source is compiled once with the sanitizers, into $(B)/san/;
-# a host test links the objects of the pure parts (KWD_CORE) and of what it
-# tests beside its own file, rather than compiling them all again.
-SAN_OBJ = $(patsubst %.c,$(B)/san/%.o,$(1))
-$(B)/san/daemon/%.o: daemon/%.c $(KWD_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Idaemon -c -o $@ $<
-# The loader sits beside its programs (bpf/kwatch.c) but is the daemon's.
-$(B)/san/bpf/kwatch.o: bpf/kwatch.c $(KWD_HDRS) $(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Idaemon -c -o $@ $<
-KWD_CORE_SAN := $(call SAN_OBJ,$(KWD_CORE))
+# A host test links, beside its own file, the sanitizers' objects of what it
+# tests (SAN_OBJ, compiled once) and the library's flavour with the
+# sanitizers, rather than compiling them all again.
 KWD_TEST_DEPS := $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
-# kwd_unit NAME, OBJECTS beside the core's[, LDFLAGS]
+# kwd_unit NAME, OBJECTS beside the library[, LDFLAGS]
 define kwd_unit
-$(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE_SAN) $(2) $(KWD_TEST_DEPS)
+$(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(2) $(B)/san/libkw.a $(KWD_TEST_DEPS)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon -Ibpf \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" \
-		-o $$@ $$< $(KWD_CORE_SAN) $(2) $$(KWD_LIBS) -lcmocka $(3)
+		-o $$@ $$< $(2) $(B)/san/libkw.a $$(KWD_LIBS) -lcmocka $(3)
 UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
 endef
 
@@ -85,34 +113,42 @@ $(B)/unit/kwatchctl/frames-O2: tests/unit/kwatchctl/frames.c
 $(B)/unit/kwatchctl/frames-O2-fp: tests/unit/kwatchctl/frames.c
 	@mkdir -p $(@D)
 	$(CC) -g -O2 -fno-omit-frame-pointer $(WARN) -o $@ $<
-$(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c daemon/stackvars.c \
-		daemon/util.c kwatchctl/dwarfvars.c $(KWCTL_HDRS) $(KWC_FIXTURES)
+$(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
+		$(call SAN_OBJ,kwatchctl/dwarfvars.c) $(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Idaemon -Ikwatchctl \
 		-DKW_FIXTURES='$(patsubst %,"$(CURDIR)/%"$(COMMA),$(KWC_FIXTURES))' -o $@ $< \
-		daemon/stackvars.c daemon/util.c kwatchctl/dwarfvars.c $(KWD_LIBS) $(LIBDW_LIBS) -lcmocka
+		$(call SAN_OBJ,kwatchctl/dwarfvars.c) $(B)/san/libkw.a $(KWD_LIBS) $(LIBDW_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars
 
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
+# Their daemon files are a third flavour of objects (clang, coverage and
+# sanitizers), each compiled once however many harnesses link it; not an
+# archive, which would compile the whole library for the few files they use.
 KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg fuzz_stackvars
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_OBJ = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(1))
+$(B)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	clang $(subst fuzzer$(COMMA),fuzzer-no-link$(COMMA),$(FUZZ_FLAGS)) $(KWD_CFLAGS) -Idaemon \
+		-MMD -MP -c -o $@ $<
 KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c daemon/util.c \
 	daemon/journal.c daemon/event.c daemon/stackvars.c daemon/fuzz-config.c
-$(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(KWD_FUZZ_CONFIG) $(KWD_HDRS)
-	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_CONFIG) $(KWD_LIBS)
 KWD_FUZZ_EVENT := daemon/event.c daemon/event-text.c daemon/journal.c daemon/log.c daemon/util.c
-$(B)/fuzz/fuzz_event: tests/fuzz/fuzz_event.c $(KWD_FUZZ_EVENT) $(KWD_HDRS)
-	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_EVENT) $(KWD_LIBS)
 KWD_FUZZ_KMSG := daemon/kmsg.c daemon/pstore.c daemon/log.c daemon/util.c
-$(B)/fuzz/fuzz_kmsg: tests/fuzz/fuzz_kmsg.c $(KWD_FUZZ_KMSG) $(KWD_HDRS)
-	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_KMSG) $(KWD_LIBS)
 KWD_FUZZ_STACKVARS := daemon/stackvars.c daemon/util.c
-$(B)/fuzz/fuzz_stackvars: tests/fuzz/fuzz_stackvars.c $(KWD_FUZZ_STACKVARS) $(KWD_HDRS)
-	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_STACKVARS) $(KWD_LIBS)
+-include $(patsubst %.o,%.d,$(call FUZZ_OBJ,$(sort $(KWD_FUZZ_CONFIG) $(KWD_FUZZ_EVENT) \
+	$(KWD_FUZZ_KMSG) $(KWD_FUZZ_STACKVARS))))
+# kwd_fuzz NAME, SOURCES its harness links
+define kwd_fuzz
+$(B)/fuzz/$(1): tests/fuzz/$(1).c $(call FUZZ_OBJ,$(2)) $(KWD_HDRS)
+	@mkdir -p $$(@D)
+	clang $$(FUZZ_FLAGS) $$(KWD_CFLAGS) -Idaemon -o $$@ $$< $(call FUZZ_OBJ,$(2)) $$(KWD_LIBS)
+endef
+$(eval $(call kwd_fuzz,fuzz_config,$(KWD_FUZZ_CONFIG)))
+$(eval $(call kwd_fuzz,fuzz_event,$(KWD_FUZZ_EVENT)))
+$(eval $(call kwd_fuzz,fuzz_kmsg,$(KWD_FUZZ_KMSG)))
+$(eval $(call kwd_fuzz,fuzz_stackvars,$(KWD_FUZZ_STACKVARS)))
 $(B)/unit/kwatchd/fuzz_smoke: tests/fuzz/fuzz-smoke.sh $(addprefix $(B)/fuzz/,$(KWD_FUZZ))
 	@mkdir -p $(@D)
 	sed 's|@FUZZDIR@|$(CURDIR)/$(B)/fuzz|; s|@CORPUS@|$(CURDIR)/tests/fuzz/corpus|' $< >$@
@@ -128,10 +164,9 @@ UNIT_TESTS += $(B)/unit/kwatchd/unit_verify
 
 # kwatchctl reading saved streams (summary, follow -f) against a fixture,
 # with kwatchctl built with ASan/UBSan for it.
-$(B)/unit/kwatchd/kwatchctl-san: $(KWCTL_SRCS) $(KWCTL_HDRS)
+$(B)/unit/kwatchd/kwatchctl-san: $(call SAN_OBJ,$(KWCTL_SRCS)) $(B)/san/libkw.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Idaemon -o $@ $(KWCTL_SRCS) \
-		$(KWD_LIBS) $(LIBDW_LIBS)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(KWD_LIBS) $(LIBDW_LIBS)
 $(B)/unit/kwatchd/kwatchctl_read: tests/unit/kwatchd/kwatchctl-read.sh \
 		tests/unit/kwatchd/kwatchctl-events.ndjson $(B)/unit/kwatchd/kwatchctl-san
 	@mkdir -p $(@D)
@@ -150,7 +185,7 @@ UNIT_TESTS += $(B)/unit/kwatchd/event_schema
 
 # kwatchd itself under ASan/UBSan, for the system-call fault sweep
 # (tests/unit/kwatchd/fault-sweep.py).
-$(B)/unit/kwatchd/kwatchd-san: $(call SAN_OBJ,$(KWD_SRCS))
+$(B)/unit/kwatchd/kwatchd-san: $(call SAN_OBJ,$(KWD_SRCS)) $(B)/san/libkw.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(KWD_LIBS) $(LIBBPF_LIBS)
 
