@@ -196,6 +196,16 @@ void kw_settings_update(struct kw_settings *cur, const struct kw_settings *next,
 int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t len,
 		  struct kw_file *f);
 
+/* For an object's key parser, called by the drop-in parser for each key of
+ * its section (kw_wprobe_key() in wprobe.c): kw_bad() keeps the first
+ * error's reason and returns 0, which tells libinih this line is the error;
+ * the parse_ helpers return 0 or -EINVAL/-ERANGE. */
+struct parse_state;
+int kw_bad(struct parse_state *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int kw_parse_ulong(const char *v, unsigned long max, unsigned long *ret);
+int kw_parse_uint(const char *v, unsigned int max, unsigned int *ret);
+int kw_parse_bool(const char *v, bool *ret);
+
 /* qsort() order of drop-ins: by kind, then name. */
 int kw_file_cmp(const void *a, const void *b);
 

@@ -12,9 +12,9 @@ KWD_HDRS := $(wildcard daemon/*.h)
 KWD_CORE := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/spool-pack.c \
 	daemon/spool-queue.c daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c \
-	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c
+	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c daemon/tracefs-text.c
 KWD_SRCS := $(KWD_CORE) daemon/ksw.c daemon/wprobe.c daemon/server.c \
-	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
+	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/status.c \
 	daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c daemon/crash.c \
 	daemon/kwatchd.c
 KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c \
@@ -36,11 +36,16 @@ $(B)/daemon/kwatchctl: $(KWCTL_SRCS) $(KWCTL_HDRS)
 
 # Each daemon source is compiled once with the sanitizers, into $(B)/san/;
 # a host test links the objects of the pure parts (KWD_CORE) and of what it
-# tests beside its own file, rather than compiling them all again.
+# tests beside its own file, rather than compiling them all again.  An
+# object file holds an object's whole life (wprobe.c: its config keys,
+# which config.c calls, and its daemon side), so each function gets its
+# own section and a test's link drops those it never reaches, with the
+# daemon functions they call (-ffunction-sections, --gc-sections).
 SAN_OBJ = $(patsubst %.c,$(B)/san/%.o,$(1))
 $(B)/san/daemon/%.o: daemon/%.c $(KWD_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Idaemon -c -o $@ $<
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) -ffunction-sections -I$(BPF_OUT) -Ibpf -Idaemon \
+		-c -o $@ $<
 $(call SAN_OBJ,daemon/kwbpf.c daemon/kwbpf-records.c daemon/kwbpf-attach.c): \
 	$(BPF_OUT)/kwatch.skel.h bpf/kwatch.h
 KWD_CORE_SAN := $(call SAN_OBJ,$(KWD_CORE))
@@ -51,7 +56,7 @@ $(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(KWD_CORE_SAN) $(2)
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" \
-		-o $$@ $$< $(KWD_CORE_SAN) $(2) $$(KWD_LIBS) -lcmocka $(3)
+		-Wl,--gc-sections -o $$@ $$< $(KWD_CORE_SAN) $(2) $$(KWD_LIBS) -lcmocka $(3)
 UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
 endef
 
@@ -63,16 +68,17 @@ $(eval $(call kwd_unit,spool_cost,,-Wl$(COMMA)--wrap=readdir$(COMMA)--wrap=fdope
 $(eval $(call kwd_unit,server,$(call SAN_OBJ,daemon/server.c)))
 # A fuzz spool runtime on a real loop and inotify (the daemon's other parts
 # it calls are stand-ins in the test).
-$(eval $(call kwd_unit,fuzz,$(call SAN_OBJ,daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c)))
+$(eval $(call kwd_unit,fuzz,$(call SAN_OBJ,daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c \
+	daemon/wprobe.c)))
 # Crash capture from pstore into the crash directory (stand-ins for the
 # rest of the daemon in the test; the blob tie is fuzz.c's).
 $(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c \
-	daemon/fuzzguided.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
+	daemon/fuzzguided.c daemon/wprobe.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
 # wprobe hits from a trace_pipe that is a FIFO (stand-ins for the rest of
 # the daemon in the test).
-$(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/hits.c daemon/wprobe.c)))
+$(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/wprobe.c)))
 # The set in force saved across restarts, and the daemon's side of it.
-$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/inforce.c)))
+$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/inforce.c daemon/wprobe.c)))
 
 # kwatchctl resolve: libdw on a fixture built at -O2 with and without frame
 # pointers, against the layout it measures when run.
@@ -94,11 +100,13 @@ UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
 KWD_FUZZ := fuzz_config fuzz_event fuzz_kmsg fuzz_stackvars
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c daemon/util.c \
-	daemon/journal.c daemon/event.c daemon/stackvars.c
+KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/tracefs-text.c daemon/log.c \
+	daemon/util.c daemon/journal.c daemon/event.c daemon/stackvars.c
+# wprobe.c's daemon side is left out as the host tests' is (the comment at SAN_OBJ).
 $(B)/fuzz/fuzz_config: tests/fuzz/fuzz_config.c $(KWD_FUZZ_CONFIG) $(KWD_HDRS)
 	@mkdir -p $(@D)
-	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -Idaemon -o $@ $< $(KWD_FUZZ_CONFIG) $(KWD_LIBS)
+	clang $(FUZZ_FLAGS) $(KWD_CFLAGS) -ffunction-sections -Wl,--gc-sections,-z,start-stop-gc -Idaemon -o $@ $< \
+		$(KWD_FUZZ_CONFIG) $(KWD_LIBS)
 KWD_FUZZ_EVENT := daemon/event.c daemon/event-text.c daemon/journal.c daemon/log.c daemon/util.c
 $(B)/fuzz/fuzz_event: tests/fuzz/fuzz_event.c $(KWD_FUZZ_EVENT) $(KWD_HDRS)
 	@mkdir -p $(@D)

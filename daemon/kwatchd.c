@@ -172,20 +172,6 @@ static void lifecycle_event(struct kwd *d, const char *type, const char *why)
 	kwd_emit(d, ev);
 }
 
-/* A wprobe that a killed kwatchd left in tracefs, removed at start. */
-static void stale_wprobe(const char *name, void *data)
-{
-	struct kwd *d = data;
-	json_object *ev = kw_event_new("wprobe_removed");
-
-	log_info("removed wprobe %s/%s, left by a previous kwatchd", KW_WPROBE_GROUP, name);
-	if (!ev)
-		return;
-	kw_event_add_str(ev, "wprobe", name);
-	kw_event_add_str(ev, "reason", "left by a previous kwatchd");
-	kwd_emit(d, ev);
-}
-
 static int read_settings(struct kwd *d, struct kw_settings *set, int *line, char *reason,
 			 size_t n)
 {
@@ -490,7 +476,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct kwd d = { .pipe_fd = -1 };
+	struct kwd d = { 0 };
 	const char *env = getenv("CONFIGURATION_DIRECTORY");
 	sigset_t ss;
 	int opt, r;
@@ -516,6 +502,11 @@ int main(int argc, char **argv)
 	r = load_settings(&d);
 	if (r < 0)
 		return KWD_EXIT_CONFIG;	/* not restarted: the unit's RestartPreventExitStatus */
+	d.wprobes = kwd_wprobes_new();
+	if (!d.wprobes) {
+		log_error_errno(-ENOMEM, "kwatchd: %m");
+		return 1;
+	}
 
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
@@ -546,8 +537,8 @@ int main(int argc, char **argv)
 			 d.set.queue_events, (size_t)d.set.queue_kib * 1024, on_command, &d);
 	if (r < 0)
 		goto out;
-	d.wprobe_ok = wprobe_supported(d.set.tracefs);
-	lifecycle_event(&d, "daemon_start", d.wprobe_ok ? "wprobes supported" :
+	d.wprobes->ok = wprobe_supported(d.set.tracefs);
+	lifecycle_event(&d, "daemon_start", d.wprobes->ok ? "wprobes supported" :
 			"no wprobe support in this kernel");
 	r = kwbpf_open(&d);
 	if (r < 0)
@@ -561,12 +552,7 @@ int main(int argc, char **argv)
 	if (r < 0)
 		log_warning_errno(r, "%s/in-force: %m, not used", d.state_dir);
 	add_conf_watches(&d);
-	if (d.wprobe_ok) {
-		r = wprobe_remove_stale(d.set.tracefs, d.set.instance, stale_wprobe, &d);
-		if (r < 0)
-			log_warning_errno(r, "removing what a previous kwatchd left in %s: %m",
-					  d.set.tracefs);
-	}
+	kwd_wprobe_clear_stale(&d);
 	r = kwd_reload(&d, "start");
 	if (r < 0)
 		goto out;
@@ -607,6 +593,7 @@ out:
 	sd_event_source_disable_unref(d.ksw_retry);
 	ksw_vars_free(&d.ksw_vars);
 	ksym_cache_free(&d.syms);
+	kwd_wprobes_free(d.wprobes);
 	for (opt = 0; opt <= _KW_KIND_MAX; opt++)
 		sd_event_source_disable_unref(d.conf_src[opt]);
 	sd_event_unref(d.ev);

@@ -41,13 +41,12 @@ static void add_count(json_object *o, const char *key, struct spool *s, enum spo
 
 json_object *kwd_status(struct kwd *d)
 {
-	json_object *st = kw_event_new("status"), *files, *wps, *spools, *watches, *gens, *o;
+	json_object *st = kw_event_new("status"), *files, *spools, *watches, *gens, *o;
 	size_t i;
 
 	if (!st)
 		return NULL;
 	files = json_object_new_array();
-	wps = json_object_new_array();
 	spools = json_object_new_array();
 	for (i = 0; i < d->n_cur; i++) {
 		const struct kw_file *f = &d->cur[i];
@@ -58,8 +57,6 @@ json_object *kwd_status(struct kwd *d)
 
 		json_object_array_add(files, file_status(f, e ? "error, last good in force" :
 							 on ? "applied" : "disabled", e));
-		if (f->kind == KW_WPROBE && on)
-			json_object_array_add(wps, json_object_new_string(f->wprobe.name));
 	}
 	for (i = 0; i < d->n_errors; i++)
 		if (!kw_file_find(d->cur, d->n_cur, d->errors[i].kind, d->errors[i].name))
@@ -97,8 +94,7 @@ json_object *kwd_status(struct kwd *d)
 	}
 	json_object_object_add(st, "watches", watches);
 	kw_event_add_u64(st, "max_watches", d->max_watches ? d->max_watches : 1);
-	json_object_object_add(st, "wprobes", wps);
-	kw_event_add_bool(st, "wprobe_support", d->wprobe_ok);
+	kwd_wprobes_status(d, st);
 	json_object_object_add(st, "spools", spools);
 	gens = json_object_new_array();
 	if (gens) {
@@ -113,7 +109,7 @@ json_object *kwd_status(struct kwd *d)
 	kw_event_add_u64(st, "last_seq", d->ectx.seq);
 	kw_event_add_u64(st, "applies", d->applies);
 	kw_event_add_u64(st, "config_errors", d->config_errors);
-	kw_event_add_u64(st, "wprobe_hits", d->wprobe_hits);
+	kw_event_add_u64(st, "wprobe_hits", d->wprobes->hits);
 	kw_event_add_u64(st, "state_errors", d->state_errors);
 	kwbpf_status(d, st);
 	crash_status(d, st);
