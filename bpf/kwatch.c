@@ -328,7 +328,7 @@ static void sync_wprobes(struct kwbpf *b)
 	for (i = 0; i < KWB_MAX_WPROBES; i++)
 		if (b->wp[i].link && !wprobe_wanted(d, b->wp[i].name))
 			detach_slot(b, i);
-	if (!b->usable[P_WPROBE] || !d->wprobe_ok)
+	if (!b->usable[P_WPROBE] || !d->wprobes->ok)
 		return;
 	for (j = 0; j < d->n_cur; j++) {
 		const struct kw_wprobe *p = &d->cur[j].wprobe;

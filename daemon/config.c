@@ -14,6 +14,7 @@
 #include "fuzz.h"
 #include "journal.h"
 #include "ksw.h"
+#include "tracefs-text.h"
 #include "util.h"
 
 const char *const kw_kind_dir[_KW_KIND_MAX] = {
@@ -71,8 +72,8 @@ struct parse_state {
 };
 
 /* The short names config.c gives the helpers it lends the objects' key
- * parsers (config.h: kw_watch_key() in ksw.c, kw_fuzz_key() in
- * fuzz-config.c). */
+ * parsers (config.h: kw_watch_key() in ksw.c, kw_wprobe_key() in
+ * tracefs-text.c, kw_fuzz_key() in fuzz-config.c). */
 #define bad kw_bad
 #define parse_ulong kw_parse_ulong
 #define parse_uint kw_parse_uint
@@ -420,134 +421,6 @@ int kw_settings_parse(const char *text, struct kw_settings *s, int *ret_line,
 
 /* --- drop-ins ----------------------------------------------------------- */
 
-/* SYSTEM/EVENT[:FIELD[+|-OFF]] [if FILTER] */
-/* Whether one of the fetch args in v ("NAME=ARG ...") is called name. */
-static bool fetch_names(const char *v, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (;;) {
-		v += strspn(v, " \t");
-		if (!*v)
-			return false;
-		if (strncmp(v, name, n) == 0 && v[n] == '=')
-			return true;
-		v += strcspn(v, " \t");
-	}
-}
-
-static int parse_trigger(struct kw_trigger *t, const char *v, bool set)
-{
-	char spec[256], *p, *slash, *colon, *sign;
-	const char *filter;
-	size_t n;
-
-	memset(t, 0, sizeof(*t));
-	t->set = set;
-	filter = strstr(v, " if ");
-	n = filter ? (size_t)(filter - v) : strlen(v);
-	if (n >= sizeof(spec))
-		return -EINVAL;
-	memcpy(spec, v, n);
-	spec[n] = '\0';
-	if (filter) {
-		filter += 4;
-		while (*filter == ' ')
-			filter++;
-		if (!*filter || strlen(filter) >= sizeof(t->filter) || strpbrk(filter, "\n"))
-			return -EINVAL;
-		strcpy(t->filter, filter);
-	}
-	p = spec;
-	slash = strchr(p, '/');
-	if (!slash)
-		return -EINVAL;
-	*slash = '\0';
-	colon = strchr(slash + 1, ':');
-	if (colon)
-		*colon = '\0';
-	if (!kw_ident_ok(p, KW_NAME_MAX, NULL) || !kw_ident_ok(slash + 1, KW_NAME_MAX, NULL))
-		return -EINVAL;
-	strcpy(t->system, p);
-	strcpy(t->event, slash + 1);
-	if (!colon)
-		return set ? -EINVAL : 0;	/* set_wprobe needs a field */
-	sign = strpbrk(colon + 1, "+-");
-	if (sign) {
-		char *end;
-
-		errno = 0;
-		t->offset = strtol(sign, &end, 0);
-		if (errno || *end || end == sign + 1)
-			return -EINVAL;
-		*sign = '\0';
-	}
-	if (!kw_ident_ok(colon + 1, KW_NAME_MAX, NULL))
-		return -EINVAL;
-	strcpy(t->field, colon + 1);
-	return 0;
-}
-
-static int wprobe_key(struct parse_state *ps, struct kw_wprobe *p, const char *key, const char *v)
-{
-	unsigned long ul;
-	char *end;
-
-	if (strcmp(key, "name") == 0) {
-		if (!kw_ident_ok(v, KW_NAME_MAX, NULL))
-			return bad(ps, "name: want [A-Za-z0-9_], got '%s'", v);
-		strcpy(p->name, v);
-	} else if (strcmp(key, "access") == 0) {
-		if (strcmp(v, "r") && strcmp(v, "w") && strcmp(v, "rw"))
-			return bad(ps, "access: want r, w or rw, got '%s'", v);
-		strcpy(p->access, v);
-	} else if (strcmp(key, "symbol") == 0) {
-		if (!kw_ident_ok(v, KW_SYM_MAX, "."))
-			return bad(ps, "symbol: not a symbol name: '%s'", v);
-		strcpy(p->symbol, v);
-	} else if (strcmp(key, "address") == 0) {
-		if (parse_ulong(v, ULONG_MAX, &ul) < 0)
-			return bad(ps, "address: want a number, got '%s'", v);
-		p->address = ul;
-		p->has_address = true;
-	} else if (strcmp(key, "offset") == 0) {
-		errno = 0;
-		p->offset = strtol(v, &end, 0);
-		if (errno || *end || !*v || p->offset < -65536 || p->offset > 65536)
-			return bad(ps, "offset: want -65536..65536, got '%s'", v);
-	} else if (strcmp(key, "length") == 0) {
-		if (parse_uint(v, 8, &p->length) < 0 ||
-		    (p->length != 1 && p->length != 2 && p->length != 4 && p->length != 8))
-			return bad(ps, "length: want 1, 2, 4 or 8, got '%s'", v);
-	} else if (strcmp(key, "max_rate") == 0) {
-		if (parse_uint(v, KW_WPROBE_MAX_RATE, &p->max_rate) < 0 || !p->max_rate)
-			return bad(ps, "max_rate: want 1..%u (hits a second), got '%s'",
-				   KW_WPROBE_MAX_RATE, v);
-	} else if (strcmp(key, "fetch") == 0) {
-		if (strpbrk(v, "\n;"))
-			return bad(ps, "fetch: ';' and newlines are not allowed");
-		if (fetch_names(v, KW_COMM_ARG))
-			return bad(ps, "fetch: the name " KW_COMM_ARG " is kwatchd's (the task's comm, "
-				   "added to every wprobe)");
-		strcpy(p->fetch, v);
-	} else if (strcmp(key, "set_on") == 0 || strcmp(key, "clear_on") == 0) {
-		bool set = key[0] == 's';
-
-		if (p->n_trig >= KW_TRIGGERS_MAX)
-			return bad(ps, "%s: at most %d triggers", key, KW_TRIGGERS_MAX);
-		if (parse_trigger(&p->trig[p->n_trig], v, set) < 0)
-			return bad(ps, "%s: want SYSTEM/EVENT%s[+|-OFFSET] [if FILTER], got '%s'",
-				   key, set ? ":FIELD" : "[:FIELD", v);
-		p->n_trig++;
-	} else if (strcmp(key, "enabled") == 0) {
-		if (parse_bool(v, &p->enabled) < 0)
-			return bad(ps, "enabled: want yes or no, got '%s'", v);
-	} else {
-		return bad(ps, "unknown key '%s' in [wprobe]", key);
-	}
-	return 1;
-}
-
 static int dropin_handler(void *user, const char *section, const char *key, const char *v)
 {
 	struct parse_state *ps = user;
@@ -563,7 +436,7 @@ static int dropin_handler(void *user, const char *section, const char *key, cons
 	case KW_WATCH:
 		return kw_watch_key(ps, &f->watch, key, v);
 	case KW_WPROBE:
-		return wprobe_key(ps, &f->wprobe, key, v);
+		return kw_wprobe_key(ps, &f->wprobe, key, v);
 	case KW_FUZZ:
 		return kw_fuzz_key(&f->fuzz, key, v, why, sizeof(why)) < 0 ? bad(ps, "%s", why) : 1;
 	default:
@@ -606,28 +479,7 @@ static int validate(struct parse_state *ps, struct kw_file *f)
 	case KW_WATCH:
 		return kw_watch_validate(ps, &f->watch);
 	case KW_WPROBE:
-		if (!f->wprobe.name[0]) {
-			if (!kw_ident_ok(stem, KW_NAME_MAX, NULL))
-				return bad(ps, "no name= and the file name is not a valid event name"), -EINVAL;
-			strcpy(f->wprobe.name, stem);
-		}
-		if (f->wprobe.symbol[0] && f->wprobe.has_address)
-			return bad(ps, "[wprobe] takes symbol= or address=, not both"), -EINVAL;
-		if (!f->wprobe.symbol[0] && !f->wprobe.has_address) {
-			bool set = false;
-			unsigned int i;
-
-			for (i = 0; i < f->wprobe.n_trig; i++)
-				set |= f->wprobe.trig[i].set;
-			if (!set)
-				return bad(ps, "[wprobe] needs symbol=, address= or a set_on= trigger"), -EINVAL;
-			/* Follows heap objects: created on a dummy address. */
-			f->wprobe.has_address = true;
-			f->wprobe.address = 0;
-		}
-		if (f->wprobe.has_address && f->wprobe.offset)
-			return bad(ps, "offset= applies to symbol= only"), -EINVAL;
-		break;
+		return kw_wprobe_validate(ps, &f->wprobe, stem);
 	case KW_FUZZ:
 		if (kw_fuzz_validate(&f->fuzz, stem, why, sizeof(why)) < 0)
 			return bad(ps, "%s", why), -EINVAL;

@@ -197,9 +197,10 @@ int kw_file_parse(enum kw_kind kind, const char *path, const char *text, size_t 
 		  struct kw_file *f);
 
 /* For an object's key parser, called by the drop-in parser for each key of
- * its section (kw_watch_key() in ksw.c): kw_bad() keeps the first
- * error's reason and returns 0, which tells libinih this line is the error;
- * the parse_ helpers return 0 or -EINVAL/-ERANGE. */
+ * its section (kw_watch_key() in ksw.c, kw_wprobe_key() in tracefs-text.c,
+ * kw_fuzz_key() in fuzz-config.c): kw_bad() keeps the first error's reason
+ * and returns 0, which tells libinih this line is the error; the parse_
+ * helpers return 0 or -EINVAL/-ERANGE. */
 struct parse_state;
 int kw_bad(struct parse_state *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int kw_parse_ulong(const char *v, unsigned long max, unsigned long *ret);

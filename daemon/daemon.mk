@@ -14,10 +14,11 @@ KWD_HDRS := $(wildcard daemon/*.h) bpf/kwatch-loader.h
 KW_LIB_SRCS := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
 	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/spool-pack.c \
 	daemon/spool-queue.c daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c \
-	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c daemon/ksw.c daemon/fuzz-config.c
+	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c daemon/ksw.c daemon/fuzz-config.c \
+	daemon/tracefs-text.c
 # kwatchd's own files, each compiled to an object beside the library's.
 KWD_SRCS := daemon/watch.c daemon/wprobe.c daemon/server.c \
-	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/hits.c daemon/status.c \
+	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/status.c \
 	bpf/kwatch.c daemon/crash.c \
 	daemon/kwatchd.c
 KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c \
@@ -85,8 +86,11 @@ $(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(2) $(B)/san/libkw.
 UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
 endef
 
-KWD_TESTS := config apply spool event queue wprobe kmsg ksym pstore command keep journal
-$(foreach t,$(KWD_TESTS),$(eval $(call kwd_unit,$(t),$(call SAN_OBJ,daemon/wprobe.c))))
+KWD_TESTS := config apply spool event queue kmsg ksym pstore command keep journal
+$(foreach t,$(KWD_TESTS),$(eval $(call kwd_unit,$(t))))
+# A wprobe's tracefs text and its kernel I/O (stale wprobes), with
+# stand-ins for the daemon (fake_kwd.h).
+$(eval $(call kwd_unit,wprobe,$(call SAN_OBJ,daemon/wprobe.c)))
 # What the spool costs the loop: its directory reads and syncs, counted by wrappers.
 $(eval $(call kwd_unit,spool_cost,,-Wl$(COMMA)--wrap=readdir$(COMMA)--wrap=fdopendir$(COMMA)--wrap=syncfs))
 # The event socket, on a real unix socket and sd-event loop.
@@ -100,7 +104,7 @@ $(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/crash.c daemon/fuzz.c daemon/
 	daemon/fuzzguided.c daemon/watch.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
 # wprobe hits from a trace_pipe that is a FIFO (stand-ins for the rest of
 # the daemon in the test).
-$(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/hits.c daemon/wprobe.c)))
+$(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/wprobe.c)))
 # The set in force saved across restarts, and the daemon's side of it.
 $(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/inforce.c),-Wl$(COMMA)--wrap=renameat2))
 
@@ -132,7 +136,7 @@ $(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
 	clang $(subst fuzzer$(COMMA),fuzzer-no-link$(COMMA),$(FUZZ_FLAGS)) $(KWD_CFLAGS) -Idaemon \
 		-MMD -MP -c -o $@ $<
-KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/wprobe.c daemon/log.c daemon/util.c \
+KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/tracefs-text.c daemon/log.c daemon/util.c \
 	daemon/journal.c daemon/event.c daemon/stackvars.c daemon/fuzz-config.c
 KWD_FUZZ_EVENT := daemon/event.c daemon/event-text.c daemon/journal.c daemon/log.c daemon/util.c
 KWD_FUZZ_KMSG := daemon/kmsg.c daemon/pstore.c daemon/log.c daemon/util.c

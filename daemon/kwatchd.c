@@ -172,20 +172,6 @@ static void lifecycle_event(struct kwd *d, const char *type, const char *why)
 	kwd_emit(d, ev);
 }
 
-/* A wprobe that a killed kwatchd left in tracefs, removed at start. */
-static void stale_wprobe(const char *name, void *data)
-{
-	struct kwd *d = data;
-	json_object *ev = kw_event_new("wprobe_removed");
-
-	log_info("removed wprobe %s/%s, left by a previous kwatchd", KW_WPROBE_GROUP, name);
-	if (!ev)
-		return;
-	kw_event_add_str(ev, "wprobe", name);
-	kw_event_add_str(ev, "reason", "left by a previous kwatchd");
-	kwd_emit(d, ev);
-}
-
 static int read_settings(struct kwd *d, struct kw_settings *set, int *line, char *reason,
 			 size_t n)
 {
@@ -490,7 +476,7 @@ static void usage(void)
 
 int main(int argc, char **argv)
 {
-	struct kwd d = { .pipe_fd = -1 };
+	struct kwd d = { 0 };
 	const char *env = getenv("CONFIGURATION_DIRECTORY");
 	sigset_t ss;
 	int opt, r;
@@ -517,10 +503,12 @@ int main(int argc, char **argv)
 	if (r < 0)
 		return KWD_EXIT_CONFIG;	/* not restarted: the unit's RestartPreventExitStatus */
 	d.watches = kwd_watches_new();
+	d.wprobes = kwd_wprobes_new();
 	d.fuzz = kwd_fuzz_new();
-	if (!d.watches || !d.fuzz) {
+	if (!d.watches || !d.wprobes || !d.fuzz) {
 		log_error("kwatchd: %s", strerror(ENOMEM));
 		kwd_watches_free(d.watches);
+		kwd_wprobes_free(d.wprobes);
 		kwd_fuzz_free(d.fuzz);
 		return 1;
 	}
@@ -554,8 +542,8 @@ int main(int argc, char **argv)
 			 d.set.queue_events, (size_t)d.set.queue_kib * 1024, on_command, &d);
 	if (r < 0)
 		goto out;
-	d.wprobe_ok = wprobe_supported(d.set.tracefs);
-	lifecycle_event(&d, "daemon_start", d.wprobe_ok ? "wprobes supported" :
+	d.wprobes->ok = wprobe_supported(d.set.tracefs);
+	lifecycle_event(&d, "daemon_start", d.wprobes->ok ? "wprobes supported" :
 			"no wprobe support in this kernel");
 	r = kwbpf_open(&d);
 	if (r < 0)
@@ -569,12 +557,7 @@ int main(int argc, char **argv)
 	if (r < 0)
 		log_warning_errno(r, "%s/in-force.d: %m, not used", d.state_dir);
 	add_conf_watches(&d);
-	if (d.wprobe_ok) {
-		r = wprobe_remove_stale(d.set.tracefs, d.set.instance, stale_wprobe, &d);
-		if (r < 0)
-			log_warning_errno(r, "removing what a previous kwatchd left in %s: %m",
-					  d.set.tracefs);
-	}
+	kwd_wprobe_clear_stale(&d);
 	r = kwd_reload(&d, "start");
 	if (r < 0)
 		goto out;
@@ -615,6 +598,7 @@ out:
 	sd_event_source_disable_unref(d.reload_cmd);
 	kwd_watches_free(d.watches);
 	ksym_cache_free(&d.syms);
+	kwd_wprobes_free(d.wprobes);
 	for (opt = 0; opt <= _KW_KIND_MAX; opt++)
 		sd_event_source_disable_unref(d.conf_src[opt]);
 	sd_event_unref(d.ev);

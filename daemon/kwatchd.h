@@ -37,17 +37,12 @@ struct kwd {
 
 	struct kwd_fuzz *fuzz;		/* the fuzz sources (fuzz.h) */
 
-	bool wprobe_ok;
+	struct kwd_wprobes *wprobes;	/* wprobe.c */
 	bool journal_failing;	/* said once until a send works again */
-	char trace_pipe[PATH_MAX];
-	int pipe_fd;
-	sd_event_source *pipe_io;
-	struct wprobe_lines pipe_lines;
-	uint64_t pipe_lost, pipe_too_long;	/* the totals of its lost records */
 
 	sd_event_source *conf_src[_KW_KIND_MAX + 1];
 	sd_event_source *quiet;
-	uint64_t reloads, applies, config_errors, wprobe_hits, state_errors;
+	uint64_t reloads, applies, config_errors, state_errors;
 	uint64_t events_lost;	/* events that could not be encoded */
 	bool inforce_failing;		/* saving <state>/in-force.d fails */
 	uint64_t bench_left, bench_rate;
@@ -83,8 +78,5 @@ void kwd_teardown(struct kwd *d);
 /* status.c */
 json_object *kwd_status(struct kwd *d);
 
-/* hits.c: open the instance's trace_pipe (once) and turn its lines into
- * wprobe_hit and wprobe_storm events. */
-int kwd_pipe_open(struct kwd *d);
 
 #endif

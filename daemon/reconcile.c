@@ -70,52 +70,6 @@ static void drop_next(struct kw_plan *p, size_t i)
 	p->n_next--;
 }
 
-static int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
-{
-	json_object *ev;
-	char line[512];
-	int r;
-
-	if (!f->wprobe.enabled)
-		return 0;
-	if (!d->wprobe_ok)
-		return -EOPNOTSUPP;
-	/* The wprobe is enabled in our instance: it must exist first. */
-	r = kwd_pipe_open(d);
-	if (r < 0)
-		return r;
-	r = wprobe_create(d->set.tracefs, d->set.instance, &f->wprobe, reason, n);
-	if (r < 0)
-		return r;
-	kw_wprobe_line(&f->wprobe, KW_WPROBE_GROUP, line, sizeof(line));
-	ev = kw_event_new("wprobe_created");
-	if (ev) {
-		kwd_file_fields(ev, f);
-		kw_event_add_str(ev, "wprobe", f->wprobe.name);
-		kw_event_add_str(ev, "definition", line);
-		kwd_emit(d, ev);
-	}
-	return 0;
-}
-
-static void wp_remove(struct kwd *d, const struct kw_file *f)
-{
-	json_object *ev;
-
-	if (!f->wprobe.enabled || !d->wprobe_ok)
-		return;
-	/* A perf event with our program holds the event: let go first. */
-	kwbpf_wprobe_detach(d, f->wprobe.name);
-	wprobe_remove(d->set.tracefs, d->set.instance, &f->wprobe);
-	ev = kw_event_new("wprobe_removed");
-	if (!ev)
-		return;
-	kwd_file_fields(ev, f);
-	kw_event_add_str(ev, "wprobe", f->wprobe.name);
-	kw_event_add_str(ev, "reason", "its file changed, was disabled or went");
-	kwd_emit(d, ev);
-}
-
 static int execute(struct kwd *d, struct kw_plan *p)
 {
 	const struct kw_file *old = d->cur;
@@ -328,8 +282,5 @@ void kwd_teardown(struct kwd *d)
 	d->cur = d->errors = NULL;
 	d->n_cur = d->n_errors = 0;
 	kwbpf_sync(d);		/* nothing configured: all detached */
-	d->pipe_io = sd_event_source_disable_unref(d->pipe_io);
-	if (d->pipe_fd >= 0)
-		close(d->pipe_fd);
-	d->pipe_fd = -1;
+	kwd_pipe_close(d);
 }

@@ -33,13 +33,12 @@ static json_object *file_status(const struct kw_file *f, const char *state,
 
 json_object *kwd_status(struct kwd *d)
 {
-	json_object *st = kw_event_new("status"), *files, *wps;
+	json_object *st = kw_event_new("status"), *files;
 	size_t i;
 
 	if (!st)
 		return NULL;
 	files = json_object_new_array();
-	wps = json_object_new_array();
 	for (i = 0; i < d->n_cur; i++) {
 		const struct kw_file *f = &d->cur[i];
 		const struct kw_file *e = find_err(d, f);
@@ -49,8 +48,6 @@ json_object *kwd_status(struct kwd *d)
 
 		json_object_array_add(files, file_status(f, e ? "error, last good in force" :
 							 on ? "applied" : "disabled", e));
-		if (f->kind == KW_WPROBE && on)
-			json_object_array_add(wps, json_object_new_string(f->wprobe.name));
 	}
 	for (i = 0; i < d->n_errors; i++)
 		if (!kw_file_find(d->cur, d->n_cur, d->errors[i].kind, d->errors[i].name))
@@ -58,8 +55,7 @@ json_object *kwd_status(struct kwd *d)
 								 &d->errors[i]));
 	json_object_object_add(st, "files", files);
 	kwd_watches_status(d, st);
-	json_object_object_add(st, "wprobes", wps);
-	kw_event_add_bool(st, "wprobe_support", d->wprobe_ok);
+	kwd_wprobes_status(d, st);
 	fuzz_status(d, st);
 	kw_event_add_u64(st, "clients", d->srv.n_clients);
 	kw_event_add_u64(st, "dropped", server_dropped(&d->srv));
@@ -69,7 +65,7 @@ json_object *kwd_status(struct kwd *d)
 	kw_event_add_u64(st, "last_seq", d->ectx.seq);
 	kw_event_add_u64(st, "applies", d->applies);
 	kw_event_add_u64(st, "config_errors", d->config_errors);
-	kw_event_add_u64(st, "wprobe_hits", d->wprobe_hits);
+	kw_event_add_u64(st, "wprobe_hits", d->wprobes->hits);
 	kw_event_add_u64(st, "state_errors", d->state_errors);
 	kwbpf_status(d, st);
 	crash_status(d, st);

@@ -1,13 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * A wprobe (wprobe.d/), its whole life but its text: its apply steps (reconcile.c's execute()),
+ * its kernel I/O in tracefs (dynamic_events, the triggers, the daemon's
+ * instance), its hits (the instance's trace_pipe, read as the kernel
+ * writes it: each line a wprobe_hit event, or a wprobe_storm when the
+ * kernel's hit-storm guard disarmed a wprobe, or a lost record when hits
+ * were lost on the way), its part of the status reply, and its runtime
+ * (struct kwd_wprobes).  The [wprobe] keys (called by config.c's drop-in
+ * parser) and the lines themselves are tracefs-text.c's, with no daemon
+ * state, for the host tests, the fuzz harnesses and the library.
+ */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kwatchd.h"
+#include "kwatch-loader.h"
+#include "log.h"
 #include "util.h"
 #include "wprobe.h"
+
+/* --- the kernel's side, in tracefs ---------------------------------------- */
 
 bool wprobe_supported(const char *tracefs)
 {
@@ -160,241 +179,6 @@ int wprobe_remove(const char *tracefs, const char *instance, const struct kw_wpr
 	return append(path, line);
 }
 
-/* The run of up to max decimal digits at p, at least min: its end, or NULL;
- * *val saturates at UINT64_MAX. */
-static const char *digits(const char *p, size_t min, size_t max, uint64_t *val)
-{
-	uint64_t d;
-	size_t n;
-
-	*val = 0;
-	for (n = 0; n < max && p[n] >= '0' && p[n] <= '9'; n++) {
-		d = (uint64_t)(p[n] - '0');
-		*val = *val > (UINT64_MAX - d) / 10 ? UINT64_MAX : *val * 10 + d;
-	}
-	return n >= min && !(p[n] >= '0' && p[n] <= '9') ? p + n : NULL;
-}
-
-static const char *skip_spaces(const char *p)
-{
-	while (*p == ' ')
-		p++;
-	return p;
-}
-
-/* The '[' of "[cpu]" is at most this far into a hit line: a comm of up to 15
- * bytes padded to 16, '-', a pid padded to 7 and a space make 25. */
-#define HIT_CPU_MAX 64
-
-/*
- * The fixed part of a hit line around br, a '[' after a space:
- * "-<pid> [<cpu>] <flags> <ts>: <event>: ", and where the comm ends (its
- * '-') in *dash.  The rest of the line, or NULL if br is not that '['.
- */
-static const char *hit_context(const char *line, const char *br, struct wprobe_hit *h,
-			       const char **dash)
-{
-	const char *p = br - 1, *q, *ts;
-	uint64_t v;
-
-	/* Back from the '[': spaces, the pid's digits, its '-'. */
-	while (p > line && *p == ' ')
-		p--;
-	for (q = p; q > line && *q >= '0' && *q <= '9'; q--)
-		;
-	if (*q != '-' || q == p || p - q > 9 || !digits(q + 1, 1, 9, &v))
-		return NULL;
-	h->pid = (int)v;
-	*dash = q;
-	p = digits(br + 1, 3, 9, &v);
-	if (!p || p[0] != ']' || p[1] != ' ')
-		return NULL;
-	h->cpu = (int)v;
-	/* The flags ("d.h2."): letters, digits and dots. */
-	p = skip_spaces(p + 1);
-	for (q = p; (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
-		    (*q >= '0' && *q <= '9') || *q == '.'; q++)
-		if (q - p > 16)
-			return NULL;
-	if (q == p || *q != ' ')
-		return NULL;
-	/* The timestamp, "SECONDS[.FRACTION]: ". */
-	ts = skip_spaces(q);
-	p = digits(ts, 1, 20, &v);
-	if (p && *p == '.')
-		p = digits(p + 1, 1, 9, &v);
-	if (!p || p[0] != ':' || p[1] != ' ')
-		return NULL;
-	snprintf(h->ts, sizeof(h->ts), "%.*s", (int)(p - ts), ts);
-	/* The event's name, "[A-Za-z0-9_]+:". */
-	p = skip_spaces(p + 1);
-	for (q = p; (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
-		    (*q >= '0' && *q <= '9') || *q == '_'; q++)
-		if (q - p >= KW_NAME_MAX)
-			return NULL;
-	if (q == p || *q != ':')
-		return NULL;
-	snprintf(h->event, sizeof(h->event), "%.*s", (int)(q - p), p);
-	return q + 1;
-}
-
-/*
- * The comm kwatchd's wprobes fetch, last: "... kwatchd_comm="COMM"" ends
- * the args.  The comm (up to 15 bytes) may hold quotes and the marker
- * itself, and a user's string arg before it anything: the marker taken is
- * the first whose value, up to the closing quote at the line's end, could
- * be a comm.  It replaces the header's comm and leaves the args.
- */
-static void comm_from_fetch(struct wprobe_hit *h)
-{
-	static const char marker[] = " " KW_COMM_ARG "=\"";
-	const size_t mlen = sizeof(marker) - 1, most = 15 + 1;
-	size_t len = strlen(h->args), p;
-
-	if (len < mlen || h->args[len - 1] != '"')
-		return;
-	p = len > mlen + most ? len - mlen - most : 0;
-	for (; p + mlen <= len; p++) {
-		size_t start;
-
-		if (p == 0 && strncmp(h->args, marker + 1, mlen - 1) == 0)
-			start = mlen - 1;
-		else if (strncmp(h->args + p, marker, mlen) == 0)
-			start = p + mlen;
-		else
-			continue;
-		if (len - start < 1 || len - start > most)
-			continue;
-		snprintf(h->comm, sizeof(h->comm), "%.*s", (int)(len - start - 1), h->args + start);
-		h->args[p] = '\0';
-		return;
-	}
-}
-
-/*
- *            comm-123     [001] d.h2.  1234.567890: name: (ip+0x1/0x2) a=1 b=2
- * The comm is the task's to choose: it may hold '-', spaces and what looks
- * like the rest ("x-1 [000] y").  The first '[' after which the whole fixed
- * part follows is the cpu's: a false one inside the comm would need 16
- * bytes for "-1 [000] . 0: e:", and a comm holds 15 (TASK_COMM_LEN - 1).
- * The pid is after the last '-' before that '['.
- */
-int wprobe_parse_hit(const char *line, struct wprobe_hit *h)
-{
-	const char *br, *dash = NULL, *p = NULL;
-
-	memset(h, 0, sizeof(*h));
-	while (*line == ' ')
-		line++;
-	for (br = strchr(line, '['); br && br - line < HIT_CPU_MAX; br = strchr(br + 1, '[')) {
-		if (br > line && br[-1] == ' ' && (p = hit_context(line, br, h, &dash)))
-			break;
-	}
-	if (!p) {
-		memset(h, 0, sizeof(*h));
-		return -EINVAL;
-	}
-	snprintf(h->comm, sizeof(h->comm), "%.*s", (int)(dash - line), line);
-	p = skip_spaces(p);
-	if (*p == '(') {
-		const char *close = strchr(p, ')');
-
-		if (!close)
-			return -EINVAL;
-		snprintf(h->ip, sizeof(h->ip), "%.*s", (int)(close - p - 1), p + 1);
-		p = skip_spaces(close + 1);
-	}
-	snprintf(h->args, sizeof(h->args), "%s", p);
-	h->args[strcspn(h->args, "\n")] = '\0';
-	comm_from_fetch(h);
-	return 0;
-}
-
-/* "CPU:%d [LOST %lu EVENTS]" or "CPU:%d [LOST EVENTS]" (trace.c), the whole line. */
-int wprobe_parse_lost(const char *line, int *cpu, uint64_t *count)
-{
-	const char *p;
-	uint64_t v;
-
-	if (strncmp(line, "CPU:", 4) || !(p = digits(line + 4, 1, 9, &v)))
-		return -EINVAL;
-	*cpu = (int)v;
-	if (strncmp(p, " [LOST ", 7))
-		return -EINVAL;
-	p += 7;
-	*count = 1;
-	if (*p != 'E') {
-		if (!(p = digits(p, 1, 20, &v)) || !v || *p++ != ' ')
-			return -EINVAL;
-		*count = v;
-	}
-	return strcmp(p, "EVENTS]") ? -EINVAL : 0;
-}
-
-void wprobe_lines_feed(struct wprobe_lines *l, size_t n,
-		       void (*fn)(const char *line, void *data), void *data)
-{
-	char *start = l->buf, *end, *nl;
-
-	l->len += n;
-	end = l->buf + l->len;
-	*end = '\0';
-	while ((nl = memchr(start, '\n', end - start))) {
-		*nl = '\0';
-		/* The end of a line too long: reported when it filled buf. */
-		if (!l->skipping)
-			fn(start, data);
-		l->skipping = false;
-		start = nl + 1;
-	}
-	l->len = end - start;
-	if (!l->skipping && l->len == sizeof(l->buf) - 1) {
-		fn(NULL, data);
-		l->skipping = true;
-	}
-	if (l->skipping)
-		l->len = 0;
-	memmove(l->buf, start, l->len);
-}
-
-/*
- *   <idle>-0 [001] d.h2. 5.000001: wprobe_storm: kwatchd/v disarmed: 501 hits in a second, limit 500
- * (or "re-points"): the kernel's hit-storm guard disarmed wprobe group/v.
- */
-int wprobe_storm_from_hit(const struct wprobe_hit *h, struct wprobe_storm *s)
-{
-	char what[16], end;
-	int n;
-
-	memset(s, 0, sizeof(*s));
-	if (strcmp(h->event, "wprobe_storm") || h->ip[0])
-		return -EINVAL;
-	n = sscanf(h->args, "%63[^/ ]/%63s disarmed: %u %15s in a second, limit %u%c",
-		   s->group, s->name, &s->count, what, &s->limit, &end);
-	if (n != 5)
-		return -EINVAL;
-	if (strcmp(what, "hits") == 0)
-		s->repoints = false;
-	else if (strcmp(what, "re-points") == 0)
-		s->repoints = true;
-	else
-		return -EINVAL;
-	s->cpu = h->cpu;
-	memcpy(s->ts, h->ts, sizeof(s->ts));
-	return 0;
-}
-
-int wprobe_parse_storm(const char *line, struct wprobe_storm *s)
-{
-	struct wprobe_hit h;
-
-	if (wprobe_parse_hit(line, &h) < 0) {
-		memset(s, 0, sizeof(*s));
-		return -EINVAL;
-	}
-	return wprobe_storm_from_hit(&h, s);
-}
-
 /*
  * What a kwatchd killed before it could clean up left in tracefs: its
  * instance (removing it drops the instance's triggers and enables, which
@@ -439,35 +223,278 @@ int wprobe_remove_stale(const char *tracefs, const char *instance,
 	return n;
 }
 
-/* The kernel's words for a wprobe and its triggers (dynamic_events,
- * the trigger files). */
-int kw_wprobe_line(const struct kw_wprobe *p, const char *group, char *buf, size_t n)
-{
-	char where[160], rate[16] = "";
+/* --- the apply steps ------------------------------------------------------ */
 
-	if (p->max_rate)
-		snprintf(rate, sizeof(rate), "%u", p->max_rate);
-	if (p->symbol[0] && p->offset)
-		snprintf(where, sizeof(where), "%s%+ld", p->symbol, p->offset);
-	else if (p->symbol[0])
-		snprintf(where, sizeof(where), "%s", p->symbol);
-	else
-		snprintf(where, sizeof(where), "0x%lx", p->address);
-	return kw_fit(snprintf(buf, n, "w%s:%s/%s %s@%s:%u%s%s " KW_COMM_ARG "=$comm", rate, group,
-			       p->name, p->access, where, p->length, p->fetch[0] ? " " : "", p->fetch),
-		      n);
+int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
+{
+	json_object *ev;
+	char line[512];
+	int r;
+
+	if (!f->wprobe.enabled)
+		return 0;
+	if (!d->wprobes->ok)
+		return -EOPNOTSUPP;
+	/* The wprobe is enabled in our instance: it must exist first. */
+	r = kwd_pipe_open(d);
+	if (r < 0)
+		return r;
+	r = wprobe_create(d->set.tracefs, d->set.instance, &f->wprobe, reason, n);
+	if (r < 0)
+		return r;
+	kw_wprobe_line(&f->wprobe, KW_WPROBE_GROUP, line, sizeof(line));
+	ev = kw_event_new("wprobe_created");
+	if (ev) {
+		kwd_file_fields(ev, f);
+		kw_event_add_str(ev, "wprobe", f->wprobe.name);
+		kw_event_add_str(ev, "definition", line);
+		kwd_emit(d, ev);
+	}
+	return 0;
 }
 
-int kw_trigger_line(const struct kw_trigger *t, const char *wprobe, char *buf, size_t n)
+void wp_remove(struct kwd *d, const struct kw_file *f)
 {
-	char field[96] = "", filter[140] = "";
+	json_object *ev;
 
-	if (t->field[0] && t->offset)
-		snprintf(field, sizeof(field), ":%s%+ld", t->field, t->offset);
-	else if (t->field[0])
-		snprintf(field, sizeof(field), ":%s", t->field);
-	if (t->filter[0])
-		snprintf(filter, sizeof(filter), " if %s", t->filter);
-	return kw_fit(snprintf(buf, n, "%s_wprobe:%s%s%s", t->set ? "set" : "clear", wprobe,
-			    field, filter), n);
+	if (!f->wprobe.enabled || !d->wprobes->ok)
+		return;
+	/* A perf event with our program holds the event: let go first. */
+	kwbpf_wprobe_detach(d, f->wprobe.name);
+	wprobe_remove(d->set.tracefs, d->set.instance, &f->wprobe);
+	ev = kw_event_new("wprobe_removed");
+	if (!ev)
+		return;
+	kwd_file_fields(ev, f);
+	kw_event_add_str(ev, "wprobe", f->wprobe.name);
+	kw_event_add_str(ev, "reason", "its file changed, was disabled or went");
+	kwd_emit(d, ev);
+}
+
+/* A wprobe that a killed kwatchd left in tracefs, removed at start. */
+static void stale_wprobe(const char *name, void *data)
+{
+	struct kwd *d = data;
+	json_object *ev = kw_event_new("wprobe_removed");
+
+	log_info("removed wprobe %s/%s, left by a previous kwatchd", KW_WPROBE_GROUP, name);
+	if (!ev)
+		return;
+	kw_event_add_str(ev, "wprobe", name);
+	kw_event_add_str(ev, "reason", "left by a previous kwatchd");
+	kwd_emit(d, ev);
+}
+
+void kwd_wprobe_clear_stale(struct kwd *d)
+{
+	int r;
+
+	if (!d->wprobes->ok)
+		return;
+	r = wprobe_remove_stale(d->set.tracefs, d->set.instance, stale_wprobe, d);
+	if (r < 0)
+		log_warning_errno(r, "removing what a previous kwatchd left in %s: %m",
+				  d->set.tracefs);
+}
+
+/* --- the hits: trace_pipe ------------------------------------------------- */
+
+/* A trace line's time ("SECONDS.FRACTION", since boot) in ns. */
+static bool trace_time_ns(const char *ts, uint64_t *ns)
+{
+	unsigned long long sec = 0, frac = 0;
+	const char *dot = strchr(ts, '.');
+	size_t digits = 0;
+
+	if (sscanf(ts, "%llu", &sec) != 1)
+		return false;
+	if (dot) {
+		for (dot++; *dot >= '0' && *dot <= '9' && digits < 9; dot++, digits++)
+			frac = frac * 10 + (unsigned long long)(*dot - '0');
+	}
+	for (; digits < 9; digits++)
+		frac *= 10;
+	*ns = sec * 1000000000ULL + frac;
+	return true;
+}
+
+static void add_trace_time(json_object *ev, const char *ts)
+{
+	uint64_t ns;
+
+	if (trace_time_ns(ts, &ns))
+		kw_event_add_u64(ev, "kernel_ns", ns);
+}
+
+/* The kernel disarmed a wprobe that trapped or moved too often. */
+static bool storm_line(struct kwd *d, const struct wprobe_hit *h)
+{
+	struct wprobe_storm s;
+	json_object *ev;
+
+	if (wprobe_storm_from_hit(h, &s) < 0)
+		return false;
+	log_warning("wprobe %s/%s disarmed by the kernel: %u %s in a second on CPU %d, limit %u; "
+		    "change its file (max_rate=) to re-arm it", s.group, s.name, s.count,
+		    s.repoints ? "re-points" : "hits", s.cpu, s.limit);
+	ev = kw_event_new("wprobe_storm");
+	if (!ev)
+		return true;
+	kw_event_add_str(ev, "wprobe", s.name);
+	kw_event_add_str(ev, "group", s.group);
+	kw_event_add_str(ev, "reason", s.repoints ? "re-points" : "hits");
+	kw_event_add_int(ev, "count", s.count);
+	kw_event_add_int(ev, "limit", s.limit);
+	kw_event_add_int(ev, "cpu", s.cpu);
+	add_trace_time(ev, s.ts);
+	kwd_emit(d, ev);
+	return true;
+}
+
+/* Hits lost before they were read: the instance's ring buffer overwrote
+ * them ("trace_buffer"), or their line did not fit in pipe_lines
+ * ("trace_line"). */
+static void lost(struct kwd *d, const char *source, uint64_t count, uint64_t total)
+{
+	json_object *ev = kw_event_lost(source, count, total, 0, 0, -1);
+
+	if (ev)
+		kwd_emit(d, ev);
+}
+
+/* One line of trace_pipe; NULL: one too long to keep was dropped. */
+static void hit_line(const char *line, void *userdata)
+{
+	struct kwd *d = userdata;
+	struct kwd_wprobes *w = d->wprobes;
+	struct kw_evtext t;
+	struct wprobe_hit h;
+	uint64_t ns, n;
+	int cpu;
+
+	if (!line) {
+		w->pipe_too_long++;
+		log_warning("trace_pipe: a line of %zu bytes or more dropped",
+			    sizeof(w->pipe_lines.buf) - 1);
+		lost(d, "trace_line", 1, w->pipe_too_long);
+		return;
+	}
+	if (wprobe_parse_lost(line, &cpu, &n) == 0) {
+		w->pipe_lost += n;
+		log_warning("trace_pipe: %" PRIu64 " events lost on CPU %d, the trace buffer "
+			    "was full", n, cpu);
+		lost(d, "trace_buffer", n, w->pipe_lost);
+		return;
+	}
+	/* One parse per line: the storm report reads like a hit. */
+	if (wprobe_parse_hit(line, &h) < 0 || storm_line(d, &h))
+		return;
+	w->hits++;
+	/* One per hit: written as text, not built as a json-c object. */
+	kw_evtext_begin(&t, "wprobe_hit");
+	kw_evtext_str(&t, "wprobe", h.event);
+	kw_evtext_str(&t, "comm", h.comm);
+	kw_evtext_int(&t, "pid", h.pid);
+	kw_evtext_int(&t, "cpu", h.cpu);
+	if (trace_time_ns(h.ts, &ns))
+		kw_evtext_u64(&t, "kernel_ns", ns);
+	kw_evtext_str(&t, "location", h.ip);
+	kw_evtext_str(&t, "args", h.args);
+	kwd_emit_text(d, &t);
+}
+
+static int on_pipe(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct kwd *d = userdata;
+	size_t room;
+	char *buf;
+	ssize_t n;
+
+	(void)s;
+	(void)revents;
+	buf = wprobe_lines_room(&d->wprobes->pipe_lines, &room);
+	n = read(fd, buf, room);
+	if (n <= 0)
+		return 0;
+	wprobe_lines_feed(&d->wprobes->pipe_lines, n, hit_line, d);
+	server_flush_queued(&d->srv);
+	return 0;
+}
+
+int kwd_pipe_open(struct kwd *d)
+{
+	struct kwd_wprobes *w = d->wprobes;
+	int r;
+
+	if (w->pipe_fd >= 0)
+		return 0;
+	r = wprobe_instance_open(d->set.tracefs, d->set.instance, w->trace_pipe,
+				 sizeof(w->trace_pipe));
+	if (r < 0)
+		return log_warning_errno(r, "tracefs instance %s: %m", d->set.instance);
+	w->pipe_fd = open(w->trace_pipe, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (w->pipe_fd < 0)
+		return log_warning_errno(neg_errno(), "%s: %m", w->trace_pipe);
+	/* The hit-storm guard's reports come through the same pipe. */
+	r = wprobe_storm_enable(d->set.tracefs, d->set.instance);
+	if (r < 0 && r != -ENOENT)
+		log_warning_errno(r, "enabling wprobe:wprobe_storm: %m, ignoring");
+	r = sd_event_add_io(d->ev, &w->pipe_io, w->pipe_fd, EPOLLIN, on_pipe, d);
+	if (r < 0)
+		goto fail;
+	return 0;
+fail:
+	/* Not polled, not kept: the next call tries again rather than
+	 * take a descriptor nobody reads for an open pipe. */
+	close(w->pipe_fd);
+	w->pipe_fd = -1;
+	return log_warning_errno(r, "%s: cannot poll: %m", w->trace_pipe);
+}
+
+void kwd_pipe_close(struct kwd *d)
+{
+	struct kwd_wprobes *w = d->wprobes;
+
+	w->pipe_io = sd_event_source_disable_unref(w->pipe_io);
+	if (w->pipe_fd >= 0)
+		close(w->pipe_fd);
+	w->pipe_fd = -1;
+}
+
+/* --- status --------------------------------------------------------------- */
+
+void kwd_wprobes_status(struct kwd *d, json_object *st)
+{
+	json_object *wps = json_object_new_array();
+	size_t i;
+
+	for (i = 0; wps && i < d->n_cur; i++) {
+		const struct kw_file *f = &d->cur[i];
+
+		if (f->kind == KW_WPROBE && f->wprobe.enabled)
+			json_object_array_add(wps, json_object_new_string(f->wprobe.name));
+	}
+	json_object_object_add(st, "wprobes", wps);
+	kw_event_add_bool(st, "wprobe_support", d->wprobes->ok);
+}
+
+/* --- the runtime ---------------------------------------------------------- */
+
+struct kwd_wprobes *kwd_wprobes_new(void)
+{
+	struct kwd_wprobes *w = calloc(1, sizeof(*w));
+
+	if (w)
+		w->pipe_fd = -1;
+	return w;
+}
+
+void kwd_wprobes_free(struct kwd_wprobes *w)
+{
+	if (!w)
+		return;
+	sd_event_source_disable_unref(w->pipe_io);
+	if (w->pipe_fd >= 0)
+		close(w->pipe_fd);
+	free(w);
 }

@@ -1,40 +1,60 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* wprobes through tracefs: the event is defined in dynamic_events (group
- * "kwatchd"), enabled in a tracefs instance of the daemon's own, and its
- * hits are read from that instance's trace_pipe. */
+/* A wprobe (wprobe.d/) through tracefs: the event is defined in
+ * dynamic_events (group "kwatchd"), enabled in a tracefs instance of the
+ * daemon's own, and its hits are read from that instance's trace_pipe.
+ * wprobe.c holds its whole life: the [wprobe] keys, the apply steps, the
+ * kernel I/O, the hits, its part of the status reply.  The text of
+ * tracefs it reads and writes is parsed in tracefs-text.c. */
 #ifndef KW_WPROBE_H
 #define KW_WPROBE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <json-c/json.h>
+#include <systemd/sd-event.h>
 
 #include "config.h"
+#include "tracefs-text.h"
 
 #define KW_WPROBE_GROUP "kwatchd"
 
-struct wprobe_hit {
-	char comm[32];
-	int pid;
-	int cpu;
-	char ts[32];
-	char event[KW_NAME_MAX + 1];
-	char ip[160];
-	char args[1024];
+struct kwd;
+
+/* The wprobes' runtime, one per daemon (struct kwd's wprobes). */
+struct kwd_wprobes {
+	bool ok;			/* the kernel has wprobes: wprobe_supported() */
+	char trace_pipe[PATH_MAX];
+	int pipe_fd;			/* -1: not open */
+	sd_event_source *pipe_io;
+	struct wprobe_lines pipe_lines;
+	uint64_t pipe_lost, pipe_too_long;	/* the totals of its lost records */
+	uint64_t hits;			/* wprobe_hit events sent */
 };
 
-/* A wprobe:wprobe_storm line: the kernel's hit-storm guard disarmed a
- * wprobe, which stays disarmed until its event is enabled again. */
-struct wprobe_storm {
-	char group[KW_NAME_MAX + 1];
-	char name[KW_NAME_MAX + 1];
-	bool repoints;		/* re-pointed too often, not hit too often */
-	unsigned int count;	/* within one second, on cpu */
-	unsigned int limit;	/* the wprobe's max rate */
-	int cpu;
-	char ts[32];
-};
+/* NULL: no memory.  ok is false until the caller probes the kernel. */
+struct kwd_wprobes *kwd_wprobes_new(void);
+void kwd_wprobes_free(struct kwd_wprobes *w);
 
+/* The apply steps (reconcile.c's execute()): create the wprobe of f if it
+ * is enabled (reason gets the kernel's words on failure), and remove it. */
+int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n);
+void wp_remove(struct kwd *d, const struct kw_file *f);
+
+/* At start: remove what a kwatchd that was killed left in tracefs. */
+void kwd_wprobe_clear_stale(struct kwd *d);
+
+/* Open the instance's trace_pipe (once) and turn its lines into
+ * wprobe_hit and wprobe_storm events; close it. */
+int kwd_pipe_open(struct kwd *d);
+void kwd_pipe_close(struct kwd *d);
+
+/* The status reply's "wprobes" (the names of those in force) and
+ * "wprobe_support". */
+void kwd_wprobes_status(struct kwd *d, json_object *st);
+
+/* The kernel's side, in tracefs. */
 /* tracefs/README mentions the w: syntax. */
 bool wprobe_supported(const char *tracefs);
 /* mkdir <tracefs>/instances/<instance>; fills the trace_pipe path. */
@@ -50,40 +70,5 @@ int wprobe_storm_enable(const char *tracefs, const char *instance);
 int wprobe_remove_stale(const char *tracefs, const char *instance,
 			void (*removed)(const char *name, void *data), void *data);
 int wprobe_remove(const char *tracefs, const char *instance, const struct kw_wprobe *p);
-/* Parse one trace_pipe line of a kwatchd wprobe; -EINVAL if it is not one. */
-int wprobe_parse_hit(const char *line, struct wprobe_hit *h);
-/* Parse the kernel's "CPU:N [LOST K EVENTS]" (K events overwritten before
- * they were read; "[LOST EVENTS]": a number unknown, given as 1); -EINVAL
- * if the line is not one. */
-int wprobe_parse_lost(const char *line, int *cpu, uint64_t *count);
-
-/* trace_pipe's bytes cut into lines.  A line that does not fit in buf is
- * dropped whole, up to its newline, and reported once. */
-#define WPROBE_LINE_BUF 8192
-struct wprobe_lines {
-	char buf[WPROBE_LINE_BUF];
-	size_t len;
-	bool skipping;		/* in a line too long, dropped up to its newline */
-};
-
-/* Where to read into, and how many bytes at most (one is kept for a NUL). */
-static inline char *wprobe_lines_room(struct wprobe_lines *l, size_t *n)
-{
-	*n = sizeof(l->buf) - 1 - l->len;
-	return l->buf + l->len;
-}
-/* n bytes were read into the room: fn(line, data) for each whole line (its
- * newline cut), and fn(NULL, data) once for each line too long to keep. */
-void wprobe_lines_feed(struct wprobe_lines *l, size_t n,
-		       void (*fn)(const char *line, void *data), void *data);
-/* Parse a wprobe_storm line; -EINVAL if it is not one.  From a line
- * already parsed as a hit: wprobe_storm_from_hit(). */
-int wprobe_parse_storm(const char *line, struct wprobe_storm *s);
-int wprobe_storm_from_hit(const struct wprobe_hit *h, struct wprobe_storm *s);
-
-/* The dynamic_events line for p in group, and a trigger's line for the
- * event file of its SYSTEM/EVENT; their length or -ENAMETOOLONG. */
-int kw_wprobe_line(const struct kw_wprobe *p, const char *group, char *buf, size_t n);
-int kw_trigger_line(const struct kw_trigger *t, const char *wprobe, char *buf, size_t n);
 
 #endif

@@ -7,7 +7,7 @@
 
 #include "config.h"
 #include "ksw.h"
-#include "wprobe.h"
+#include "tracefs-text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

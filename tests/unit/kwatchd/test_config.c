@@ -14,7 +14,7 @@
 
 #include "config.h"
 #include "ksw.h"
-#include "wprobe.h"
+#include "tracefs-text.h"
 #include "ksw.h"
 #include "util.h"
 #include "tmpdir.h"

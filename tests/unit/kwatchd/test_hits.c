@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* wprobe hits (hits.c) read from a stand-in tracefs whose instance's
+/* wprobe hits (wprobe.c) read from a stand-in tracefs whose instance's
  * trace_pipe is a FIFO the test writes trace lines into, on a real sd-event
  * loop; the events are collected (fake_kwd.h). */
 #include <errno.h>
@@ -60,7 +60,8 @@ static void open_pipe(struct pipe_kwd *p)
 	struct kwd *d;
 
 	d = p->d = fake_kwd_new();
-	d->pipe_fd = -1;
+	d->wprobes = kwd_wprobes_new();
+	assert_non_null(d->wprobes);
 	snprintf(d->set.tracefs, sizeof(d->set.tracefs), "%s/tracefs", root);
 	strcpy(d->set.instance, "kwatchd");
 	snprintf(path, sizeof(path), "%s/tracefs/instances/kwatchd", root);
@@ -75,8 +76,7 @@ static void open_pipe(struct pipe_kwd *p)
 static void close_pipe(struct pipe_kwd *p)
 {
 	close(p->wfd);
-	p->d->pipe_io = sd_event_source_disable_unref(p->d->pipe_io);
-	close(p->d->pipe_fd);
+	kwd_wprobes_free(p->d->wprobes);
 	sd_event_unref(p->d->ev);
 	free(p->d);
 }
