@@ -5,7 +5,9 @@
  * sd-event loop with its state directory under the test's root.  A test
  * that links fuzz.c defines FAKE_KWD_FUZZ first: its daemon state has the
  * fuzz sources' (kwd_fuzz_new(); the test frees it), and reconcile.c's
- * kwd_file_fields() is here. */
+ * kwd_file_fields() is here.  One that links wprobe.c defines
+ * FAKE_KWD_WPROBE: its hits' text events are collected too, and the
+ * stream and BPF calls its wprobes make are stand-ins. */
 #ifndef KW_TEST_FAKE_KWD_H
 #define KW_TEST_FAKE_KWD_H
 
@@ -30,12 +32,33 @@ void kwd_emit(struct kwd *d, json_object *ev)
 	json_object_put(ev);
 }
 
-#ifdef FAKE_KWD_FUZZ
-/* reconcile.c's, for fuzz.c's apply steps' events. */
+#if defined(FAKE_KWD_FUZZ) || defined(FAKE_KWD_WPROBE)
+/* reconcile.c's, for fuzz.c's and wprobe.c's apply steps' events. */
 void kwd_file_fields(json_object *ev, const struct kw_file *f)
 {
 	kw_event_add_str(ev, "file_kind", kw_kind_name[f->kind]);
 	kw_event_add_str(ev, "file", f->path);
+}
+#endif
+
+#ifdef FAKE_KWD_WPROBE
+void kwd_emit_text(struct kwd *d, struct kw_evtext *t)
+{
+	json_object *o = kw_evtext_object(t);
+
+	assert_non_null(o);
+	kwd_emit(d, o);
+}
+
+void server_flush_queued(struct server *srv)
+{
+	(void)srv;
+}
+
+void kwbpf_wprobe_detach(struct kwd *d, const char *name)
+{
+	(void)d;
+	(void)name;
 }
 #endif
 
@@ -45,7 +68,7 @@ bool kwbpf_poll(struct kwd *d)
 	return false;
 }
 
-static struct kwd *fake_kwd_new(void)
+static inline struct kwd *fake_kwd_new(void)
 {
 	struct kwd *d = calloc(1, sizeof(*d));
 

@@ -13,20 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#define FAKE_KWD_WPROBE
 #include "fake_kwd.h"
-
-void kwd_emit_text(struct kwd *d, struct kw_evtext *t)
-{
-	json_object *o = kw_evtext_object(t);
-
-	assert_non_null(o);
-	kwd_emit(d, o);
-}
-
-void server_flush_queued(struct server *srv)
-{
-	(void)srv;
-}
 
 /* The events of a type that hold every one of the texts (up to NULL). */
 static unsigned int count(const char *type, ...)

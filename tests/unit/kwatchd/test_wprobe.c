@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#define FAKE_KWD_WPROBE
+#include "fake_kwd.h"
 #include "wprobe.h"
 
 static void hit(void **state)

@@ -10,7 +10,7 @@
 
 static char root[64];
 
-static int tmpdir_setup(void **state)
+static inline int tmpdir_setup(void **state)
 {
 	(void)state;
 	strcpy(root, "/tmp/kw-test-XXXXXX");
@@ -33,7 +33,7 @@ static inline void put_renamed(const char *dir, const char *name, const char *te
 	assert_int_equal(rename(tmp, path), 0);
 }
 
-static int tmpdir_teardown(void **state)
+static inline int tmpdir_teardown(void **state)
 {
 	char cmd[128];
 
