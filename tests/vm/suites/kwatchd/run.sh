@@ -547,15 +547,24 @@ t_kill9_during_pack_loses_nothing() {
 
 t_stalled_client_gets_lost_record() {
 	# 3000 synthetic events at 300/s; one client reads all the time, the
-	# other sleeps 5 s first (queue_events = 256 in the test config).
-	local n=3000 s f
-	kwatchctl follow -r -w 5 -i 4 -S >/dev/null 2>$ST/stalled.sum &
+	# other is stopped (SIGSTOP) until all of them are out (queue_events =
+	# 256 in the test config).  A stall of a fixed time overflowed nothing
+	# when a loaded guest made the events slower than the stall.
+	local n=3000 s f c
+	kwatchctl follow -r -i 4 -S >/dev/null 2>$ST/stalled.sum &
 	s=$!
 	kwatchctl follow -r -t bench -n $n -i 20 -S >/dev/null 2>$ST/fast.sum &
 	f=$!
-	sleep 0.5
+	# Both connected (the status query is a third client).
+	wait_for 10 sh -c '[ "$(kwatchctl status -r | head -n1 | grep -o "\"clients\":[0-9]*" | cut -d: -f2)" -ge 3 ]' ||
+		{ kill $s $f; fail "the two clients did not connect: $(status_field clients)"; return 1; }
+	kill -STOP $s
 	kwatchctl bench $n 300
-	wait $f; wait $s
+	wait $f
+	c=$(status_field clients)
+	kill -CONT $s
+	wait $s
+	echo "while stalled: $c"
 	echo "reading: $(cat $ST/fast.sum)"
 	echo "stalled: $(cat $ST/stalled.sum)"
 	grep -q "matched=$n lost_records=0 lost_events=0 gaps=0" $ST/fast.sum || fail "the reading client lost events" || return 1
