@@ -31,7 +31,7 @@
 #include "ksym.h"
 #include "log.h"
 #include "util.h"
-#include "wprobe.h"
+#include "kwatchd-wprobe.h"
 
 /* --- private: the loader's state ------------------------------------------ */
 

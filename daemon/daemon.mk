@@ -6,31 +6,31 @@
 COMMA := ,
 KWD_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(KWD_PKG_CFLAGS)
 KWD_LIBS = $(KWD_PKG_LIBS)
-KWD_HDRS := $(wildcard daemon/*.h) bpf/kwatch-loader.h
+KWD_HDRS := $(wildcard lib/*.h daemon/*.h) bpf/kwatch-loader.h
 
 # The pure parts: no struct kwd, no event loop.  Built once per flavour into
 # libkw.a ($(B)/lib/ with CFLAGS, $(B)/san/ with the sanitizers), linked by
 # kwatchd, kwatchctl and the host tests.
-KW_LIB_SRCS := daemon/util.c daemon/log.c daemon/event.c daemon/event-text.c daemon/queue.c \
-	daemon/config.c daemon/apply.c daemon/spool.c daemon/spool-batch.c daemon/spool-pack.c \
-	daemon/spool-queue.c daemon/kmsg.c daemon/ksym.c daemon/pstore.c daemon/command.c daemon/keep.c \
-	daemon/journal.c daemon/stackvars.c daemon/fuzzpanic.c daemon/ksw.c daemon/fuzz-config.c \
-	daemon/tracefs-text.c
+KW_LIB_SRCS := lib/util.c lib/log.c lib/event.c lib/event-text.c lib/queue.c \
+	lib/config.c lib/apply.c lib/spool.c lib/spool-batch.c lib/spool-pack.c \
+	lib/spool-queue.c lib/kmsg.c lib/ksym.c lib/pstore.c lib/command.c lib/keep.c \
+	lib/journal.c lib/stackvars.c lib/fuzzpanic.c lib/ksw.c lib/fuzz-config.c \
+	lib/tracefs-text.c
 # kwatchd's own files, each compiled to an object beside the library's.
-KWD_SRCS := daemon/watch.c daemon/wprobe.c daemon/server.c \
-	daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c daemon/reconcile.c daemon/inforce.c daemon/status.c \
-	bpf/kwatch.c daemon/crash.c \
-	daemon/kwatchd.c
+KWD_SRCS := daemon/kwatchd.c daemon/kwatchd-watch.c daemon/kwatchd-wprobe.c \
+	daemon/kwatchd-fuzz.c daemon/kwatchd-fuzzgen.c daemon/kwatchd-fuzzguided.c \
+	daemon/kwatchd-crash.c daemon/kwatchd-server.c daemon/kwatchd-reconcile.c \
+	daemon/kwatchd-inforce.c daemon/kwatchd-status.c bpf/kwatch.c
 KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c \
-	kwatchctl/dwarfvars.c
-KWCTL_HDRS := $(wildcard kwatchctl/*.h) daemon/util.h daemon/stackvars.h
+	kwatchctl/kwatchctl-dwarfvars.c
+KWCTL_HDRS := $(wildcard kwatchctl/*.h) lib/util.h lib/stackvars.h
 
 # Every source of the library, kwatchd and kwatchctl is compiled once per
 # flavour into an object whose header dependencies gcc records (-MMD -MP,
 # read back below): one edit rebuilds the objects that see it, and the
 # programs and tests only link.  OBJ is the CFLAGS flavour, SAN_OBJ the
 # sanitizers'.
-KWD_OBJ_FLAGS = $(WARN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Idaemon -MMD -MP
+KWD_OBJ_FLAGS = $(WARN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Ilib -Idaemon -MMD -MP
 OBJ = $(patsubst %.c,$(B)/obj/%.o,$(1))
 SAN_OBJ = $(patsubst %.c,$(B)/san/%.o,$(1))
 $(B)/obj/%.o: %.c
@@ -40,7 +40,7 @@ $(B)/san/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(SAN) $(KWD_OBJ_FLAGS) -c -o $@ $<
 # kwatchctl's files see libdw and the daemon's headers, not the BPF ones.
-KWCTL_OBJ_FLAGS = $(WARN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Idaemon -MMD -MP
+KWCTL_OBJ_FLAGS = $(WARN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Ilib -Idaemon -MMD -MP
 $(B)/obj/kwatchctl/%.o: kwatchctl/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(KWCTL_OBJ_FLAGS) -c -o $@ $<
@@ -80,7 +80,7 @@ KWD_TEST_DEPS := $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake
 define kwd_unit
 $(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(2) $(B)/san/libkw.a $(KWD_TEST_DEPS)
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Idaemon -Ibpf \
+	$$(CC) $$(CFLAGS) $$(WARN) $$(SAN) $$(KWD_CFLAGS) -Ilib -Idaemon -Ibpf \
 		-DKW_TEST_DATA=\"$(CURDIR)/tests/unit/kwatchd/data\" \
 		-o $$@ $$< $(2) $(B)/san/libkw.a $$(KWD_LIBS) -lcmocka $(3)
 UNIT_TESTS += $(B)/unit/kwatchd/test_$(1)
@@ -90,23 +90,24 @@ KWD_TESTS := config apply spool event queue kmsg ksym pstore command keep journa
 $(foreach t,$(KWD_TESTS),$(eval $(call kwd_unit,$(t))))
 # A wprobe's tracefs text and its kernel I/O (stale wprobes), with
 # stand-ins for the daemon (fake_kwd.h).
-$(eval $(call kwd_unit,wprobe,$(call SAN_OBJ,daemon/wprobe.c)))
+$(eval $(call kwd_unit,wprobe,$(call SAN_OBJ,daemon/kwatchd-wprobe.c)))
 # What the spool costs the loop: its directory reads and syncs, counted by wrappers.
 $(eval $(call kwd_unit,spool_cost,,-Wl$(COMMA)--wrap=readdir$(COMMA)--wrap=fdopendir$(COMMA)--wrap=syncfs))
 # The event socket, on a real unix socket and sd-event loop.
-$(eval $(call kwd_unit,server,$(call SAN_OBJ,daemon/server.c)))
+$(eval $(call kwd_unit,server,$(call SAN_OBJ,daemon/kwatchd-server.c)))
 # A fuzz spool runtime on a real loop and inotify (the daemon's other parts
 # it calls are stand-ins in the test).
-$(eval $(call kwd_unit,fuzz,$(call SAN_OBJ,daemon/fuzz.c daemon/fuzzgen.c daemon/fuzzguided.c)))
+$(eval $(call kwd_unit,fuzz,$(call SAN_OBJ,daemon/kwatchd-fuzz.c daemon/kwatchd-fuzzgen.c \
+	daemon/kwatchd-fuzzguided.c)))
 # Crash capture from pstore into the crash directory (stand-ins for the
-# rest of the daemon in the test; the blob tie is fuzz.c's, the watches watch.c's).
-$(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/crash.c daemon/fuzz.c daemon/fuzzgen.c \
-	daemon/fuzzguided.c daemon/watch.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
+# rest of the daemon in the test; the blob tie is kwatchd-fuzz.c's, the watches kwatchd-watch.c's).
+$(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/kwatchd-crash.c daemon/kwatchd-fuzz.c \
+	daemon/kwatchd-fuzzgen.c daemon/kwatchd-fuzzguided.c daemon/kwatchd-watch.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
 # wprobe hits from a trace_pipe that is a FIFO (stand-ins for the rest of
 # the daemon in the test).
-$(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/wprobe.c)))
+$(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/kwatchd-wprobe.c)))
 # The set in force saved across restarts, and the daemon's side of it.
-$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/inforce.c),-Wl$(COMMA)--wrap=renameat2))
+$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/kwatchd-inforce.c),-Wl$(COMMA)--wrap=renameat2))
 
 # kwatchctl resolve: libdw on a fixture built at -O2 with and without frame
 # pointers, against the layout it measures when run.
@@ -118,11 +119,11 @@ $(B)/unit/kwatchctl/frames-O2-fp: tests/unit/kwatchctl/frames.c
 	@mkdir -p $(@D)
 	$(CC) -g -O2 -fno-omit-frame-pointer $(WARN) -o $@ $<
 $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
-		$(call SAN_OBJ,kwatchctl/dwarfvars.c) $(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES)
+		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Idaemon -Ikwatchctl \
+	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Ilib -Idaemon -Ikwatchctl \
 		-DKW_FIXTURES='$(patsubst %,"$(CURDIR)/%"$(COMMA),$(KWC_FIXTURES))' -o $@ $< \
-		$(call SAN_OBJ,kwatchctl/dwarfvars.c) $(B)/san/libkw.a $(KWD_LIBS) $(LIBDW_LIBS) -lcmocka
+		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWD_LIBS) $(LIBDW_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars
 
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
@@ -134,20 +135,20 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=a
 FUZZ_OBJ = $(patsubst %.c,$(B)/fuzz/obj/%.o,$(1))
 $(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
-	clang $(subst fuzzer$(COMMA),fuzzer-no-link$(COMMA),$(FUZZ_FLAGS)) $(KWD_CFLAGS) -Idaemon \
+	clang $(subst fuzzer$(COMMA),fuzzer-no-link$(COMMA),$(FUZZ_FLAGS)) $(KWD_CFLAGS) -Ilib -Idaemon \
 		-MMD -MP -c -o $@ $<
-KWD_FUZZ_CONFIG := daemon/config.c daemon/ksw.c daemon/tracefs-text.c daemon/log.c daemon/util.c \
-	daemon/journal.c daemon/event.c daemon/stackvars.c daemon/fuzz-config.c
-KWD_FUZZ_EVENT := daemon/event.c daemon/event-text.c daemon/journal.c daemon/log.c daemon/util.c
-KWD_FUZZ_KMSG := daemon/kmsg.c daemon/pstore.c daemon/log.c daemon/util.c
-KWD_FUZZ_STACKVARS := daemon/stackvars.c daemon/util.c
+KWD_FUZZ_CONFIG := lib/config.c lib/ksw.c lib/tracefs-text.c lib/log.c lib/util.c \
+	lib/journal.c lib/event.c lib/stackvars.c lib/fuzz-config.c
+KWD_FUZZ_EVENT := lib/event.c lib/event-text.c lib/journal.c lib/log.c lib/util.c
+KWD_FUZZ_KMSG := lib/kmsg.c lib/pstore.c lib/log.c lib/util.c
+KWD_FUZZ_STACKVARS := lib/stackvars.c lib/util.c
 -include $(patsubst %.o,%.d,$(call FUZZ_OBJ,$(sort $(KWD_FUZZ_CONFIG) $(KWD_FUZZ_EVENT) \
 	$(KWD_FUZZ_KMSG) $(KWD_FUZZ_STACKVARS))))
 # kwd_fuzz NAME, SOURCES its harness links
 define kwd_fuzz
 $(B)/fuzz/$(1): tests/fuzz/$(1).c $(call FUZZ_OBJ,$(2)) $(KWD_HDRS)
 	@mkdir -p $$(@D)
-	clang $$(FUZZ_FLAGS) $$(KWD_CFLAGS) -Idaemon -o $$@ $$< $(call FUZZ_OBJ,$(2)) $$(KWD_LIBS)
+	clang $$(FUZZ_FLAGS) $$(KWD_CFLAGS) -Ilib -Idaemon -o $$@ $$< $(call FUZZ_OBJ,$(2)) $$(KWD_LIBS)
 endef
 $(eval $(call kwd_fuzz,fuzz_config,$(KWD_FUZZ_CONFIG)))
 $(eval $(call kwd_fuzz,fuzz_event,$(KWD_FUZZ_EVENT)))

@@ -13,13 +13,13 @@
 #include <systemd/sd-daemon.h>
 
 #include "command.h"
-#include "crash.h"
+#include "kwatchd-crash.h"
 #include "kwatch-loader.h"
 #include "journal.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "util.h"
-#include "wprobe.h"
+#include "kwatchd-wprobe.h"
 
 /* Unpaced bench events made per loop iteration: as many as the BPF ring
  * buffer hands over at one wakeup (KWBPF_BATCH), so the synthetic source

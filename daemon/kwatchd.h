@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The daemon's state, shared by its files: kwatchd.c (life cycle, signals,
- * systemd), reconcile.c (config -> kernel), fuzz.c (spool runtimes). */
+ * systemd), kwatchd-reconcile.c (config -> kernel), kwatchd-fuzz.c (spool runtimes). */
 #ifndef KWATCHD_H
 #define KWATCHD_H
 
@@ -9,12 +9,12 @@
 #include "apply.h"
 #include "config.h"
 #include "event.h"
-#include "fuzz.h"
+#include "kwatchd-fuzz.h"
 #include "ksym.h"
-#include "server.h"
+#include "kwatchd-server.h"
 #include "spool.h"
-#include "watch.h"
-#include "wprobe.h"
+#include "kwatchd-watch.h"
+#include "kwatchd-wprobe.h"
 
 struct kwd;
 
@@ -33,11 +33,11 @@ struct kwd {
 	char state_dir[PATH_MAX];	/* "": nothing kept across restarts */
 	struct kw_file *lastgood;	/* the set in force saved by the last run */
 	size_t n_lastgood;
-	struct kwd_watches *watches;	/* watch.c */
+	struct kwd_watches *watches;	/* kwatchd-watch.c */
 
-	struct kwd_fuzz *fuzz;		/* the fuzz sources (fuzz.h) */
+	struct kwd_fuzz *fuzz;		/* the fuzz sources (kwatchd-fuzz.h) */
 
-	struct kwd_wprobes *wprobes;	/* wprobe.c */
+	struct kwd_wprobes *wprobes;	/* kwatchd-wprobe.c */
 	bool journal_failing;	/* said once until a send works again */
 
 	sd_event_source *conf_src[_KW_KIND_MAX + 1];
@@ -67,7 +67,7 @@ void kwd_status_notify(struct kwd *d);
  * event), its end in the journal; *failing is the caller's streak. */
 void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err);
 
-/* reconcile.c */
+/* kwatchd-reconcile.c */
 /* An event's fields naming a drop-in: kind and file (its path). */
 void kwd_file_fields(json_object *ev, const struct kw_file *f);
 int kwd_reload(struct kwd *d, const char *why);
@@ -75,7 +75,7 @@ int kwd_reload(struct kwd *d, const char *why);
 int kwd_lastgood_load(struct kwd *d);
 void kwd_teardown(struct kwd *d);
 
-/* status.c */
+/* kwatchd-status.c */
 json_object *kwd_status(struct kwd *d);
 
 

@@ -31,7 +31,7 @@ int kwc_resolve(int argc, char **argv);
 int kwc_stackvars(int argc, char **argv);
 
 /* Add the stack variables of ELF file @path's functions (only those named
- * @func, unless it is NULL), from its DWARF (dwarfvars.c).  0, or -errno
+ * @func, unless it is NULL), from its DWARF (kwatchctl-dwarfvars.c).  0, or -errno
  * with a sentence in @err. */
 int kwc_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *sv, char *err,
 			size_t errlen);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* For host tests of a daemon file that takes struct kwd (fuzz.c, crash.c)
+/* For host tests of a daemon file that takes struct kwd (kwatchd-fuzz.c, kwatchd-crash.c)
  * without the rest of the daemon: the events it emits are collected, the
  * BPF ring is empty, and fake_kwd_new() makes a daemon state on a fresh
  * sd-event loop with its state directory under the test's root.  A test
- * that links fuzz.c defines FAKE_KWD_FUZZ first: its daemon state has the
- * fuzz sources' (kwd_fuzz_new(); the test frees it), and reconcile.c's
- * kwd_file_fields() is here.  One that links wprobe.c defines
+ * that links kwatchd-fuzz.c defines FAKE_KWD_FUZZ first: its daemon state has the
+ * fuzz sources' (kwd_fuzz_new(); the test frees it), and kwatchd-reconcile.c's
+ * kwd_file_fields() is here.  One that links kwatchd-wprobe.c defines
  * FAKE_KWD_WPROBE: its hits' text events are collected too, and the
  * stream and BPF calls its wprobes make are stand-ins. */
 #ifndef KW_TEST_FAKE_KWD_H
@@ -33,7 +33,7 @@ void kwd_emit(struct kwd *d, json_object *ev)
 }
 
 #if defined(FAKE_KWD_FUZZ) || defined(FAKE_KWD_WPROBE)
-/* reconcile.c's, for fuzz.c's and wprobe.c's apply steps' events. */
+/* kwatchd-reconcile.c's, for kwatchd-fuzz.c's and kwatchd-wprobe.c's apply steps' events. */
 void kwd_file_fields(json_object *ev, const struct kw_file *f)
 {
 	kw_event_add_str(ev, "file_kind", kw_kind_name[f->kind]);

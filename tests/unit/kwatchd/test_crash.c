@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Crash capture (crash.c) from pstore, with files in a temporary
+/* Crash capture (kwatchd-crash.c) from pstore, with files in a temporary
  * directory: the guest's real panic record (data/pstore-panic.txt), a
  * blob tied to it, the crash directory.  The daemon's other parts it
  * calls are stand-ins (fake_kwd.h; kwd_state_saved and kwd_reload here,
- * kwd_file_fields in fake_kwd.h); the tie is fuzz.c's own, the watches watch.c's. */
+ * kwd_file_fields in fake_kwd.h); the tie is kwatchd-fuzz.c's own, the
+ * watches kwatchd-watch.c's. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +20,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "crash.h"
+#include "kwatchd-crash.h"
 #define FAKE_KWD_FUZZ
 #include "fake_kwd.h"
 #include "kmsg.h"
@@ -41,7 +42,7 @@ void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
 	*failing = err < 0;
 }
 
-/* watch.c's retry timer and armed events, not reached here. */
+/* kwatchd-watch.c's retry timer and armed events, not reached here. */
 int kwd_reload(struct kwd *d, const char *why)
 {
 	(void)d;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A fuzz spool runtime (fuzz.c) on a real sd-event loop and inotify,
+/* A fuzz spool runtime (kwatchd-fuzz.c) on a real sd-event loop and inotify,
  * against a temporary directory whose KFuzzTest input is a plain file.
  * The daemon's other parts it calls are stand-ins: events are collected
  * and there are no BPF records (fake_kwd.h), nor kernel log to read
@@ -17,10 +17,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "crash.h"
+#include "kwatchd-crash.h"
 #define FAKE_KWD_FUZZ
 #include "fake_kwd.h"
-#include "fuzzguided.h"
+#include "kwatchd-fuzzguided.h"
 
 bool crash_drain(struct kwd *d)
 {
@@ -268,7 +268,7 @@ static void foreign_spool_refused(void **state)
 	free_kwd(d);
 }
 
-/* generate = yes (fuzzgen.c), with a stand-in bridge: -p answers for the
+/* generate = yes (kwatchd-fuzzgen.c), with a stand-in bridge: -p answers for the
  * schema (an error for target "bad"); a run keeps "input N" in its -k
  * file and exits 0, or 3 (a report) for "crashy", or is killed for
  * "killed". */

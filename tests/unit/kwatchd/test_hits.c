@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* wprobe hits (wprobe.c) read from a stand-in tracefs whose instance's
+/* wprobe hits (kwatchd-wprobe.c) read from a stand-in tracefs whose instance's
  * trace_pipe is a FIFO the test writes trace lines into, on a real sd-event
  * loop; the events are collected (fake_kwd.h). */
 #include <errno.h>

@@ -18,7 +18,7 @@
 
 #include "apply.h"
 #include "config.h"
-#include "inforce.h"
+#include "kwatchd-inforce.h"
 #include "kwatchd.h"
 #include "util.h"
 #include "tmpdir.h"
@@ -383,7 +383,7 @@ static void saved_text_is_the_version_in_force(void **state)
 	assert_int_equal(d->n_lastgood, 1);
 	assert_memory_equal(&d->lastgood[0], &old, sizeof(old));
 	assert_string_equal(d->lastgood[0].watch.function, "canary_test_write");
-	/* Put in force as it is (reconcile.c), it is saved again from its text. */
+	/* Put in force as it is (kwatchd-reconcile.c), it is saved again from its text. */
 	memcpy(&d->cur[0], &d->lastgood[0], sizeof(old));
 	kwd_inforce_save(d);
 	read_inforce(d, &buf, &len);

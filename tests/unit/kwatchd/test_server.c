@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "journal.h"
-#include "server.h"
+#include "kwatchd-server.h"
 #include "util.h"
 #include "tmpdir.h"
 

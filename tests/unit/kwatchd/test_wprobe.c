@@ -14,7 +14,7 @@
 
 #define FAKE_KWD_WPROBE
 #include "fake_kwd.h"
-#include "wprobe.h"
+#include "kwatchd-wprobe.h"
 
 static void hit(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The set in force across restarts, saved as copies of the drop-in files
- * and read back by the configuration's loader (inforce.h says how). */
+ * and read back by the configuration's loader (kwatchd-inforce.h says how). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "apply.h"
-#include "inforce.h"
+#include "kwatchd-inforce.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "util.h"

@@ -10,7 +10,7 @@
  * armed (else the first by name) win.  Wprobe names and fuzz targets must
  * be unique across files.  Unchanged files (same content hash) are left
  * alone; changed ones are replaced (a watch: the plan disarms, then arms;
- * reconcile.c arms the new version before it takes the old one out). */
+ * kwatchd-reconcile.c arms the new version before it takes the old one out). */
 #ifndef KW_APPLY_H
 #define KW_APPLY_H
 

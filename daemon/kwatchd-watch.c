@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A watch (watch.d/, KStackWatch) in the daemon: the watches
  * /proc/kstackwatch holds (struct kwd_watches), arming and disarming them
- * for reconcile.c's execute(), the retry while a reader holds the file,
+ * for kwatchd-reconcile.c's execute(), the retry while a reader holds the file,
  * the watches in the status reply and in catch and crash events.  The
  * [watch] keys, the line and the file's I/O are ksw.c's (pure: the host
  * tests link them without a daemon). */
@@ -14,7 +14,7 @@
 #include "kwatchd.h"
 #include "log.h"
 #include "util.h"
-#include "watch.h"
+#include "kwatchd-watch.h"
 
 struct kwd_watches *kwd_watches_new(void)
 {

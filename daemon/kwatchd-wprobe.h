@@ -2,7 +2,7 @@
 /* A wprobe (wprobe.d/) through tracefs: the event is defined in
  * dynamic_events (group "kwatchd"), enabled in a tracefs instance of the
  * daemon's own, and its hits are read from that instance's trace_pipe.
- * wprobe.c holds its whole life: the [wprobe] keys, the apply steps, the
+ * kwatchd-wprobe.c holds its whole life: the [wprobe] keys, the apply steps, the
  * kernel I/O, the hits, its part of the status reply.  The text of
  * tracefs it reads and writes is parsed in tracefs-text.c. */
 #ifndef KW_WPROBE_H
@@ -37,7 +37,7 @@ struct kwd_wprobes {
 struct kwd_wprobes *kwd_wprobes_new(void);
 void kwd_wprobes_free(struct kwd_wprobes *w);
 
-/* The apply steps (reconcile.c's execute()): create the wprobe of f if it
+/* The apply steps (kwatchd-reconcile.c's execute()): create the wprobe of f if it
  * is enabled (reason gets the kernel's words on failure), and remove it. */
 int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n);
 void wp_remove(struct kwd *d, const struct kw_file *f);

@@ -2,7 +2,7 @@
 /*
  * The stack variables of every function of an ELF file (vmlinux, a
  * module's .ko, any object), read from its DWARF with libdw: the table of
- * daemon/stackvars.h.
+ * lib/stackvars.h.
  *
  * A function's variables are the DW_TAG_variable and DW_TAG_formal_parameter
  * DIEs of its concrete (out-of-line) instance and of its lexical blocks;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzzguided.h"
+#include "kwatchd-fuzzguided.h"
 
 #define HARNESS "kfuzztest-fuzz: "
 #define REPORT "a kernel report after execution "

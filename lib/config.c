@@ -11,7 +11,7 @@
 #include <ini.h>
 
 #include "config.h"
-#include "fuzz.h"
+#include "fuzz-config.h"
 #include "journal.h"
 #include "ksw.h"
 #include "tracefs-text.h"

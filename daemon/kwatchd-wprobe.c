@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A wprobe (wprobe.d/), its whole life but its text: its apply steps (reconcile.c's execute()),
- * its kernel I/O in tracefs (dynamic_events, the triggers, the daemon's
- * instance), its hits (the instance's trace_pipe, read as the kernel
+ * A wprobe (wprobe.d/), its whole life but its text: its apply steps
+ * (kwatchd-reconcile.c's execute()), its kernel I/O in tracefs
+ * (dynamic_events, the triggers, the daemon's instance), its hits (the instance's trace_pipe, read as the kernel
  * writes it: each line a wprobe_hit event, or a wprobe_storm when the
  * kernel's hit-storm guard disarmed a wprobe, or a lost record when hits
  * were lost on the way), its part of the status reply, and its runtime
@@ -24,7 +24,7 @@
 #include "kwatch-loader.h"
 #include "log.h"
 #include "util.h"
-#include "wprobe.h"
+#include "kwatchd-wprobe.h"
 
 /* --- the kernel's side, in tracefs ---------------------------------------- */
 

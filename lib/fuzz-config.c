@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A fuzz.d file's [fuzz] section: its defaults, its keys and the checks of
- * the file as a whole.  Pure, apart from the daemon (fuzz.c): config.c
+ * the file as a whole.  Pure, apart from the daemon (kwatchd-fuzz.c): config.c
  * calls it for every fuzz.d file, and test_config and the fuzz_config
  * harness link it with config.c and no struct kwd.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "fuzz.h"
+#include "fuzz-config.h"
 #include "util.h"
 
 void kw_fuzz_defaults(struct kw_fuzz *z)

@@ -14,7 +14,7 @@
  * generate = guided runs kfuzztest-fuzz instead: libFuzzer on the same
  * schema, steered by the kernel's coverage (KCOV), with its corpus in
  * <state_dir>/corpus/<target>.  It runs until a report (or its end), and
- * each run is a batch as above.  Its stderr (fuzzguided.c) gives the
+ * each run is a batch as above.  Its stderr (kwatchd-fuzzguided.c) gives the
  * figures of the fuzz_stats event, every stats_interval seconds.
  */
 #include <dirent.h>
@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "crash.h"
-#include "fuzzguided.h"
+#include "kwatchd-crash.h"
+#include "kwatchd-fuzzguided.h"
 #include "fuzzpanic.h"
 #include "kwatchd.h"
 #include "log.h"

@@ -2,9 +2,9 @@
 /*
  * A fuzz source (fuzz.d/, KFuzzTest): its [fuzz] keys (fuzz-config.c,
  * pure: the host tests and the fuzz_config harness link it without the
- * daemon), and in the daemon (fuzz.c) its spool replayed into the target,
- * or with generate = yes or guided its runs in child processes (fuzzgen.c,
- * fuzzguided.c), its apply steps, its part of the status reply, and the
+ * daemon), and in the daemon (kwatchd-fuzz.c) its spool replayed into the target,
+ * or with generate = yes or guided its runs in child processes (kwatchd-fuzzgen.c,
+ * kwatchd-fuzzguided.c), its apply steps, its part of the status reply, and the
  * blob "tie" that attributes a kernel report to the input in flight.
  */
 #ifndef KWATCHD_FUZZ_H
@@ -18,22 +18,12 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
+#include "fuzz-config.h"
 #include "spool.h"
 
 struct kwd;
 
-/* --- fuzz-config.c: the [fuzz] section, pure ------------------------------ */
-
-/* A fuzz.d file's values before its keys are read. */
-void kw_fuzz_defaults(struct kw_fuzz *z);
-/* One key of [fuzz] into *z: 0, or -EINVAL with why it is refused in @why. */
-int kw_fuzz_key(struct kw_fuzz *z, const char *key, const char *v, char *why, size_t n);
-/* The file as a whole, once its keys are read (@stem: its name without
- * .conf, '-' as '_', the target's when target= is not given): 0, or
- * -EINVAL with why in @why. */
-int kw_fuzz_validate(struct kw_fuzz *z, const char *stem, char *why, size_t n);
-
-/* --- fuzz.c: the daemon's side ---------------------------------------------- */
+/* --- kwatchd-fuzz.c: the daemon's side ---------------------------------------------- */
 
 /* One fuzz.d file's spool replayed into its target. */
 struct fuzz_rt {
@@ -61,7 +51,7 @@ struct fuzz_rt {
  * An input being written to a KFuzzTest target, that kernel reports (and
  * BPF records) are tied to: the daemon's own write of a spool blob, or a
  * generated or guided run in a child process.  A report goes to the tie
- * of the task it names (kwd_tie_of()).  Only fuzz.c's kwd_tie*() set and
+ * of the task it names (kwd_tie_of()).  Only kwatchd-fuzz.c's kwd_tie*() set and
  * clear them.
  */
 struct kwd_tie {
@@ -101,7 +91,7 @@ int fuzz_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n);
 bool fuzz_stop(struct kwd *d, const char *name);
 void fuzz_stop_all(struct kwd *d);
 
-/* The apply steps (reconcile.c's execute()): start a fuzz file's spool or
+/* The apply steps (kwatchd-reconcile.c's execute()): start a fuzz file's spool or
  * generator, a fuzz_started event if it runs (else -errno, what failed in
  * *what and why in @reason); stop the one of a file, a fuzz_stopped event
  * if one ran. */
@@ -112,14 +102,14 @@ void fuzz_apply_stop(struct kwd *d, const struct kw_file *f);
 /* The status reply's "spools" and "generators". */
 void fuzz_status(struct kwd *d, json_object *st);
 
-/* fuzzgen.c: generate = yes, inputs from the bridge in a child process */
+/* kwatchd-fuzzgen.c: generate = yes, inputs from the bridge in a child process */
 int fuzzgen_start(struct kwd *d, const struct kw_file *f, char *reason, size_t n);
 bool fuzzgen_stop(struct kwd *d, const char *name);
 void fuzzgen_stop_all(struct kwd *d);
 /* One object per generating file, into the status record's array. */
 void fuzzgen_status(struct kwd *d, json_object *arr);
 
-/* fuzz.c: ties */
+/* kwatchd-fuzz.c: ties */
 /* The tie of a report naming task @pid (-1: it names none): the daemon's
  * own write if @pid is the daemon's (or any, for a blob found in flight),
  * else the run of the child @pid; with no PID, the daemon's own write or

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* A watch (watch.d/, KStackWatch) in the daemon (watch.c): the watches
- * /proc/kstackwatch holds, arming and disarming them (reconcile.c's
+/* A watch (watch.d/, KStackWatch) in the daemon (kwatchd-watch.c): the watches
+ * /proc/kstackwatch holds, arming and disarming them (kwatchd-reconcile.c's
  * execute() calls the steps), the retry while a reader holds the file,
  * their part of the status reply and of catch and crash events.  The pure
  * part, linked by the host tests without a daemon, is ksw.c: the [watch]

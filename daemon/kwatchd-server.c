@@ -18,7 +18,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "log.h"
-#include "server.h"
+#include "kwatchd-server.h"
 #include "util.h"
 
 /* Events a push target may not have read yet, kept to be sent again if

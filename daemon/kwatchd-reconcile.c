@@ -7,13 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inforce.h"
+#include "kwatchd-inforce.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "util.h"
-#include "watch.h"
-#include "wprobe.h"
-#include "crash.h"
+#include "kwatchd-watch.h"
+#include "kwatchd-wprobe.h"
+#include "kwatchd-crash.h"
 #include "kwatch-loader.h"
 
 void kwd_file_fields(json_object *ev, const struct kw_file *f)
@@ -156,7 +156,7 @@ static int execute(struct kwd *d, struct kw_plan *p)
 /* --- last good versions across restarts ---------------------------------- */
 
 /* The set in force is saved after each apply, as copies of the files
- * (inforce.c).  At start-up, a file that is bad when read has no last good
+ * (kwatchd-inforce.c).  At start-up, a file that is bad when read has no last good
  * version in memory: swap it for its saved one (same kind and name, parsed
  * again from the saved text), still reporting it here and adding it to
  * errors. */

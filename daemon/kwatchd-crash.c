@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "crash.h"
+#include "kwatchd-crash.h"
 #include "fuzzpanic.h"
 #include "keep.h"
 #include "kmsg.h"

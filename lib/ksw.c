@@ -102,7 +102,7 @@ int kw_watch_validate(struct parse_state *ps, struct kw_watch *w)
 /* The file has one opener at a time: a reader (cat, a collector) holding
  * it makes our open fail with EBUSY.  Most holds are short: wait up to
  * KSW_BUSY_TRIES * KSW_BUSY_WAIT_NS here, in the event loop; a longer one
- * is -EBUSY to the caller, which retries from a timer (watch.c). */
+ * is -EBUSY to the caller, which retries from a timer (kwatchd-watch.c). */
 #define KSW_BUSY_TRIES		10
 #define KSW_BUSY_WAIT_NS	10000000L	/* 10 ms: 100 ms in all */
 

@@ -3,7 +3,7 @@
  * a wprobe.d/ file, the lines kwatchd reads
  * from trace_pipe (a wprobe's hits, the hit-storm guard's reports, the
  * kernel's lost counts, cut into lines) and the ones it writes to
- * dynamic_events and the trigger files.  The daemon (wprobe.c), the host
+ * dynamic_events and the trigger files.  The daemon (kwatchd-wprobe.c), the host
  * tests and the fuzz harnesses link it. */
 #include <errno.h>
 #include <limits.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The watch's pure part (the daemon's is watch.c): the [watch] keys of a
+/* The watch's pure part (the daemon's is kwatchd-watch.c): the [watch] keys of a
  * watch.d/ file, the line it is armed as, and KStackWatch control, linked
  * by the host tests and the config fuzzer without a daemon.
  * KStackWatch control.  A kernel with several watches (its max_watches

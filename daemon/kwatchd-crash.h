@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Crash capture (crash.c): kernel reports from /dev/kmsg, and the previous
+/* Crash capture (kwatchd-crash.c): kernel reports from /dev/kmsg, and the previous
  * boot's panic from pstore, as events, tied to the fuzz blob in flight
  * when they appear. */
 #ifndef KW_CRASH_H

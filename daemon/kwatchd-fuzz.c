@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A fuzz source in the daemon (fuzz.h): one spool runtime per fuzz target
+/* A fuzz source in the daemon (kwatchd-fuzz.h): one spool runtime per fuzz target
  * (recover what was in flight, then replay queued blobs as they arrive,
  * by inotify, at the configured rate), the ties of inputs to kernel
  * reports, the apply steps, the status part and the daemon's fuzz state.
- * generate = yes and guided run in fuzzgen.c instead. */
+ * generate = yes and guided run in kwatchd-fuzzgen.c instead. */
 #include <errno.h>
 #include <grp.h>
 #include <limits.h>
@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fuzz.h"
+#include "kwatchd-fuzz.h"
 #include "kwatchd.h"
-#include "crash.h"
+#include "kwatchd-crash.h"
 #include "kwatch-loader.h"
 #include "log.h"
 #include "util.h"

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "crash.h"
+#include "kwatchd-crash.h"
 #include "kwatchd.h"
 #include "kwatch-loader.h"
-#include "watch.h"
+#include "kwatchd-watch.h"
 
 static const struct kw_file *find_err(struct kwd *d, const struct kw_file *f)
 {
