@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The daemon's state, shared by its files: kwatchd.c (life cycle, signals,
- * systemd), kwatchd-reconcile.c (config -> kernel), kwatchd-fuzz.c (spool runtimes). */
+/* The Manager: what kwatchd's objects share (the loop, the settings, the
+ * stream, the set in force) and one runtime per object kind, each made and
+ * freed by its own file (kwatchd-watch.c, kwatchd-wprobe.c, kwatchd-fuzz.c,
+ * kwatchd-crash.c, bpf/kwatch.c).  kwatchd.c holds its life cycle,
+ * kwatchd-reconcile.c the apply, kwatchd-status.c the status reply. */
 #ifndef KWATCHD_H
 #define KWATCHD_H
 
@@ -9,22 +12,19 @@
 #include "apply.h"
 #include "config.h"
 #include "event.h"
-#include "kwatchd-fuzz.h"
 #include "ksym.h"
-#include "kwatchd-server.h"
 #include "spool.h"
+#include "kwatchd-fuzz.h"
+#include "kwatchd-server.h"
 #include "kwatchd-watch.h"
 #include "kwatchd-wprobe.h"
-
-struct kwd;
-
 
 struct kwd {
 	sd_event *ev;
 	char confdir[PATH_MAX];
 	struct kw_settings set;
 	struct kw_event_ctx ectx;
-	struct server srv;
+	struct server srv;		/* the stream (kwatchd-server.c) */
 
 	struct kw_file *cur;		/* the set in force */
 	size_t n_cur;
@@ -33,13 +33,16 @@ struct kwd {
 	char state_dir[PATH_MAX];	/* "": nothing kept across restarts */
 	struct kw_file *lastgood;	/* the set in force saved by the last run */
 	size_t n_lastgood;
+
+	/* The objects' runtimes. */
 	struct kwd_watches *watches;	/* kwatchd-watch.c */
-
-	struct kwd_fuzz *fuzz;		/* the fuzz sources (kwatchd-fuzz.h) */
-
 	struct kwd_wprobes *wprobes;	/* kwatchd-wprobe.c */
-	bool journal_failing;	/* said once until a send works again */
+	struct kwd_fuzz *fuzz;		/* kwatchd-fuzz.c */
+	struct kwbpf *bpf;		/* bpf/kwatch.c; NULL: no BPF programs */
+	struct crash_rt *crash;		/* kwatchd-crash.c; NULL: no crash capture */
+	struct ksym_cache syms;		/* kallsyms, for BPF stacks and crash frames */
 
+	bool journal_failing;	/* said once until a send works again */
 	sd_event_source *conf_src[_KW_KIND_MAX + 1];
 	sd_event_source *quiet;
 	uint64_t reloads, applies, config_errors, state_errors;
@@ -50,10 +53,6 @@ struct kwd {
 	sd_event_source *reload_cmd;	/* a reload command waiting its turn */
 	uint64_t reload_cmd_at;		/* CLOCK_MONOTONIC usec of the last one */
 	bool stopping;
-
-	struct kwbpf *bpf;		/* NULL: no BPF programs */
-	struct ksym_cache syms;		/* kallsyms, for BPF stacks and crash frames */
-	struct crash_rt *crash;		/* NULL: no crash capture */
 };
 
 /* Encode and broadcast; takes ownership of ev. */

@@ -394,7 +394,7 @@ t_spool_inside_config_refused() {
 	[ ! -e $CONF/watch.d/done ] || fail "spool directories made in watch.d" || return 1
 }
 
-# The producer protocol (daemon/spool.h): a blob renamed in from tmp/ is
+# The producer protocol (lib/spool.h): a blob renamed in from tmp/ is
 # replayed; one written in the spool itself is refused at once, even while
 # a renamed blob makes the daemon scan; entries that are no blob (a
 # directory, a FIFO, a symlink) are refused with their reason.
