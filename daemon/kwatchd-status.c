@@ -31,6 +31,29 @@ static json_object *file_status(const struct kw_file *f, const char *state,
 	return o;
 }
 
+/* "loop": the event loop's iterations, the longest, and how many took
+ * longer than each threshold ("over_ms": {"1": n, "2": n, ...}). */
+static void loop_status(struct kwd *d, json_object *st)
+{
+	json_object *o = json_object_new_object(), *over = json_object_new_object();
+	char key[16];
+	unsigned int i;
+
+	if (!o || !over) {
+		json_object_put(o);
+		json_object_put(over);
+		return;
+	}
+	kw_event_add_u64(o, "iterations", d->loop.iterations);
+	kw_event_add_u64(o, "max_us", d->loop.max_us);
+	for (i = 0; i < KWD_LOOP_BUCKETS; i++) {
+		snprintf(key, sizeof(key), "%u", KWD_LOOP_MS[i]);
+		kw_event_add_u64(over, key, d->loop.over[i]);
+	}
+	json_object_object_add(o, "over_ms", over);
+	json_object_object_add(st, "loop", o);
+}
+
 json_object *kwd_status(struct kwd *d)
 {
 	json_object *st = kw_event_new("status"), *files;
@@ -69,5 +92,6 @@ json_object *kwd_status(struct kwd *d)
 	kw_event_add_u64(st, "state_errors", d->state_errors);
 	kwbpf_status(d, st);
 	crash_status(d, st);
+	loop_status(d, st);
 	return st;
 }

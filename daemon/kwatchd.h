@@ -19,6 +19,17 @@
 #include "kwatchd-watch.h"
 #include "kwatchd-wprobe.h"
 
+/* The event loop's iterations (one dispatch each), timed from the first
+ * handler to the last: the longest, and how many took longer than each of
+ * KWD_LOOP_MS[] ms.  The status reply's "loop". */
+#define KWD_LOOP_BUCKETS 8
+extern const unsigned int KWD_LOOP_MS[KWD_LOOP_BUCKETS];
+struct kwd_loop {
+	uint64_t iterations;
+	uint64_t max_us;
+	uint64_t over[KWD_LOOP_BUCKETS];
+};
+
 struct kwd {
 	sd_event *ev;
 	char confdir[PATH_MAX];
@@ -53,6 +64,7 @@ struct kwd {
 	sd_event_source *reload_cmd;	/* a reload command waiting its turn */
 	uint64_t reload_cmd_at;		/* CLOCK_MONOTONIC usec of the last one */
 	bool stopping;
+	struct kwd_loop loop;		/* the loop's own iterations, timed */
 };
 
 /* Encode and broadcast; takes ownership of ev. */

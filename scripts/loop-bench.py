@@ -11,7 +11,9 @@ second (the most a client may) and time each round trip.  A status waits
 for the loop iteration under way to end, so the longest round trip bounds
 the loop's longest iteration from below, and their histogram says how
 often the loop is away that long.  With --old, an older kwatchd runs the
-same and the figures are printed side by side.
+same and the figures are printed side by side.  Beside them, the loop's
+own figures from its last status reply ("loop": iterations timed from
+the first handler to the last), where the kwatchd keeps them.
 
 Not part of make check: it takes a minute or two and its figures depend
 on the disk."""
@@ -119,8 +121,9 @@ def run(kwatchd, blobs, clients, seconds, batch, keep):
             c.join(5)
         done = len(os.listdir(done_dir)) if os.path.isdir(done_dir) else 0
         rtt = sorted(x for c in cs for x in c.rtt)
+        loop = next((c.last.get('loop') for c in cs if c.last and c.last.get('loop')), None)
         return {'rtt': rtt, 'done': done, 'drained': drained,
-                'elapsed': time.monotonic() - t_start}
+                'elapsed': time.monotonic() - t_start, 'loop': loop}
     finally:
         if proc:
             proc.terminate()
@@ -146,7 +149,8 @@ def summary(r):
         hist[k] += 1
     return {'n': len(rtt), 'max': rtt[-1] * 1000, 'p50': rtt[len(rtt) // 2] * 1000,
             'p99': rtt[min(len(rtt) - 1, len(rtt) * 99 // 100)] * 1000, 'hist': hist,
-            'done': r['done'], 'drained': r['drained'], 'elapsed': r['elapsed']}
+            'done': r['done'], 'drained': r['drained'], 'elapsed': r['elapsed'],
+            'loop': r.get('loop')}
 
 
 def label(k):
@@ -175,6 +179,17 @@ def report(title, cols):
     for k in range(len(BUCKETS_MS) + 1):
         print('%-26s' % ('  ' + label(k)) +
               ''.join('%18s' % (s['hist'][k] if s.get('hist') else '-') for s in sums))
+    # The loop's own account (status "loop"), where the kwatchd keeps one.
+    loops = [s.get('loop') for s in sums]
+    if any(loops):
+        print('%-26s' % 'loop iterations (its own)' +
+              ''.join('%18s' % (lp['iterations'] if lp else '-') for lp in loops))
+        print('%-26s' % 'longest iteration (ms)' +
+              ''.join('%18s' % ('%.1f' % (lp['max_us'] / 1000) if lp else '-') for lp in loops))
+        keys = next(lp for lp in loops if lp)['over_ms']
+        for k in sorted(keys, key=int):
+            print('%-26s' % ('  over %s ms' % k) +
+                  ''.join('%18s' % (lp['over_ms'].get(k, '-') if lp else '-') for lp in loops))
     print()
 
 

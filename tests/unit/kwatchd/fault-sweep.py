@@ -627,6 +627,13 @@ def main():
         log('not ok - the run without a failure: %s %s' % (bad, base['steps']))
         log(base['log'][-3000:])
         return 1
+    # The loop times its own iterations and says so in the status reply.
+    loop = (base.get('status') or {}).get('loop') or {}
+    if not loop.get('iterations') or sorted(loop.get('over_ms', {}), key=int)[:1] != ['1']:
+        log('not ok - the status has no loop figures: %s' % loop)
+        return 1
+    log('base run: the loop: %d iterations, the longest %.1f ms' %
+        (loop['iterations'], loop['max_us'] / 1000))
     if not args.keep:
         sc.cleanup()
     # A site: the syscall and the first kwatchd frame; tried at its first
