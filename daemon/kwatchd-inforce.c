@@ -203,7 +203,8 @@ static bool same_copy(int dirfd, const char *name, const struct kw_text *x)
 	return memcmp(buf, x->text, x->len) == 0;
 }
 
-/* The copies of set in TMP_DIR, each file and directory fsynced.  A copy
+/* The copies of set in TMP_DIR, made durable by one syncfs() and each
+ * directory's fsync.  A copy
  * the set in force already holds is linked, not written: an apply that
  * changes one file fsyncs one file, not the whole set again. */
 static int write_set(int statefd, const struct kw_file *set, size_t n, const struct kw_texts *t)
@@ -244,10 +245,15 @@ static int write_set(int statefd, const struct kw_file *set, size_t n, const str
 		if (same_copy(prev_kfd[f->kind], f->name, x) &&
 		    linkat(prev_kfd[f->kind], f->name, kfd[f->kind], f->name, 0) == 0)
 			continue;
-		r = kw_write_file_at(kfd[f->kind], f->name, x->text, x->len);
+		r = kw_write_file_nosync_at(kfd[f->kind], f->name, x->text, x->len);
 		if (r < 0)
 			goto out;
 	}
+	/* One syncfs for the copies rather than an fsync each: a set of
+	 * KW_DROPINS_MAX files took 0.6 s of the loop natively, long enough
+	 * under emulation for the watchdog. */
+	if (syncfs(fd) < 0)
+		r = neg_errno();
 	for (k = 0; k < _KW_KIND_MAX && r == 0; k++)
 		r = kw_fsync_dirfd(kfd[k]);
 	if (r == 0)

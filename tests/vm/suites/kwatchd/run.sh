@@ -638,7 +638,9 @@ t_five_thousand_dropins() {
 	hwm1=$(sed -n 's/^VmHWM:[[:space:]]*//p' /proc/"$pid"/status)
 	rm -rf $CONF/watch.d && mv $CONF/.watch.d.old $CONF/watch.d
 	echo "5000 drop-ins: armed $(( (t1 - t0) / 1000000 )) ms after the rename; peak RSS $hwm0 -> $hwm1"
-	expect_eq "same daemon" "$(systemctl show -p MainPID --value kwatchd)" "$pid" || return 1
+	kwatchctl status -r | head -n1 | grep -o '"loop":{[^}]*}[^}]*}'
+	expect_eq "same daemon" "$(systemctl show -p MainPID --value kwatchd)" "$pid" ||
+		{ journalctl -u kwatchd -b --no-pager | tail -n 25; return 1; }
 	# Each config_error's file and reason (a failure says which were more).
 	events_of config_error | grep -o '"file":"[^"]*"\|"reason":"[^"]\{0,120\}' | paste - - | head -n 5
 	events_of config_error | grep -q '5000 files in watch.d' || fail "no config_error naming the files left out" || return 1
