@@ -107,7 +107,7 @@ $(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/kwatchd-crash.c daemon/kwatch
 # the daemon in the test).
 $(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/kwatchd-wprobe.c)))
 # The set in force saved across restarts, and the daemon's side of it.
-$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/kwatchd-inforce.c),-Wl$(COMMA)--wrap=renameat2))
+$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/kwatchd-inforce.c)))
 
 # kwatchctl resolve: libdw on a fixture built at -O2 with and without frame
 # pointers, against the layout it measures when run.

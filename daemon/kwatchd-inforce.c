@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The set in force across restarts, saved as copies of the drop-in files
- * and read back by the configuration's loader (kwatchd-inforce.h says how). */
-#include <dirent.h>
+/* The set in force across restarts, saved as the files' text and parsed
+ * again on load (inforce.h has the format). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "apply.h"
 #include "kwatchd-inforce.h"
@@ -88,149 +84,66 @@ void kw_texts_free(struct kw_texts *t)
 	kw_texts_keep(t, NULL, 0);
 }
 
-/* --- writing a set ------------------------------------------------------------ */
+/* --- names and paths the format can hold ----------------------------------- */
 
-#define TMP_DIR KW_INFORCE_DIR ".tmp"	/* being written, never read */
-#define OLD_DIR KW_INFORCE_DIR ".old"	/* without RENAME_EXCHANGE: the previous set */
-#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-
-/* After an openat(DIR_FLAGS) of name failed: none is 0, a symlink or a
- * file in its place is removed. */
-static int remove_not_dir(int dirfd, const char *name)
+static bool no_control(const char *s, size_t n)
 {
-	if (errno == ENOENT)
-		return 0;
-	if (errno != ELOOP && errno != ENOTDIR)
-		return neg_errno();
-	return unlinkat(dirfd, name, 0) < 0 ? neg_errno() : 0;
-}
+	size_t i;
 
-/* Remove the set directory name under statefd, as the daemon writes them
- * (kind directories of files); anything else there makes it fail.  No
- * symlink is followed: one is removed, as a file. */
-static int remove_set(int statefd, const char *name)
-{
-	_cleanup_close_ int fd = openat(statefd, name, DIR_FLAGS);
-	int k, r = 0;
-
-	if (fd < 0)
-		return remove_not_dir(statefd, name);
-	for (k = 0; k < _KW_KIND_MAX; k++) {
-		int kfd = openat(fd, kw_kind_dir[k], DIR_FLAGS);
-		struct dirent *de;
-		DIR *dir;
-
-		if (kfd < 0) {
-			int rr = remove_not_dir(fd, kw_kind_dir[k]);
-
-			if (r == 0)
-				r = rr;
-			continue;
-		}
-		dir = fdopendir(kfd);
-		if (!dir) {
-			if (r == 0)
-				r = neg_errno();
-			close(kfd);
-			continue;
-		}
-		while ((de = readdir(dir)))
-			if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
-			    unlinkat(kfd, de->d_name, 0) < 0 && r == 0)
-				r = neg_errno();
-		closedir(dir);
-		if (unlinkat(fd, kw_kind_dir[k], AT_REMOVEDIR) < 0 && r == 0)
-			r = neg_errno();
-	}
-	if (unlinkat(statefd, name, AT_REMOVEDIR) < 0 && r == 0)
-		r = neg_errno();
-	return r;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
 }
 
 /* A drop-in's name, as kw_config_load() reads them. */
-static bool name_ok(const char *s)
+static bool name_ok(const char *s, size_t n)
 {
-	size_t n = strlen(s);
-
-	return n > 5 && s[0] != '.' && !strchr(s, '/') && strcmp(s + n - 5, ".conf") == 0;
+	return n > 5 && n <= NAME_MAX && s[0] != '.' && !memchr(s, '/', n) &&
+		no_control(s, n) && memcmp(s + n - 5, ".conf", 5) == 0;
 }
+
+/* The path of the drop-in called name: .../name. */
+static bool path_ok(const char *p, size_t n, const char *name, size_t name_len)
+{
+	return n > name_len && n < PATH_MAX && p[n - name_len - 1] == '/' &&
+		memcmp(p + n - name_len, name, name_len) == 0 && no_control(p, n);
+}
+
+/* --- writing ----------------------------------------------------------------- */
 
 /* Why f cannot be saved, or NULL. */
 static const char *unsaved(const struct kw_file *set, size_t i, const struct kw_texts *t,
-			   const size_t *n_saved)
+			   size_t n_saved)
 {
 	const struct kw_file *f = &set[i];
 
 	if ((unsigned int)f->kind >= _KW_KIND_MAX)
 		return "not a drop-in kind";
-	if (!name_ok(f->name))
-		return "a name the configuration's loader would not read";
+	if (!name_ok(f->name, strlen(f->name)) ||
+	    !path_ok(f->path, strlen(f->path), f->name, strlen(f->name)))
+		return "a name or path the file cannot hold";
 	if (kw_file_find(set, i, f->kind, f->name))
 		return "given twice";
 	if (!kw_texts_find(t, f))
 		return "its text is not known";
-	if (n_saved[f->kind] == KW_DROPINS_MAX)
+	if (n_saved == KW_INFORCE_FILES_MAX)
 		return "too many files";
 	return NULL;
 }
 
-/* The copy name in a saved set's kind directory (dirfd, or -1) holds x's
- * text, a regular file. */
-static bool same_copy(int dirfd, const char *name, const struct kw_text *x)
+int kw_inforce_format(const struct kw_file *set, size_t n, const struct kw_texts *t,
+		      char **ret, size_t *ret_len)
 {
-	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
-	struct stat st;
-	size_t got = 0;
+	char *buf = NULL;
+	size_t len = 0, i, saved = 0;
+	FILE *out;
+	int r = 0;
 
-	if (dirfd < 0)
-		return false;
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size != x->len)
-		return false;
-	buf = malloc(x->len + 1);
-	if (!buf)
-		return false;
-	while (got < x->len) {
-		ssize_t n = read(fd, buf + got, x->len - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		got += n;
-	}
-	return memcmp(buf, x->text, x->len) == 0;
-}
-
-/* The copies of set in TMP_DIR, made durable by one syncfs() and each
- * directory's fsync.  A copy
- * the set in force already holds is linked, not written: an apply that
- * changes one file fsyncs one file, not the whole set again. */
-static int write_set(int statefd, const struct kw_file *set, size_t n, const struct kw_texts *t)
-{
-	size_t saved[_KW_KIND_MAX] = { 0 }, i;
-	_cleanup_close_ int fd = -1, prev = -1;
-	int kfd[_KW_KIND_MAX], prev_kfd[_KW_KIND_MAX];
-	int k, r = 0;
-
-	for (k = 0; k < _KW_KIND_MAX; k++)
-		kfd[k] = prev_kfd[k] = -1;
-	if (mkdirat(statefd, TMP_DIR, 0700) < 0)
-		return neg_errno();
-	fd = openat(statefd, TMP_DIR, DIR_FLAGS);
-	if (fd < 0)
-		return neg_errno();
-	prev = openat(statefd, KW_INFORCE_DIR, DIR_FLAGS);
-	for (k = 0; k < _KW_KIND_MAX; k++) {
-		if (mkdirat(fd, kw_kind_dir[k], 0700) < 0 ||
-		    (kfd[k] = openat(fd, kw_kind_dir[k], DIR_FLAGS)) < 0) {
-			r = neg_errno();
-			goto out;
-		}
-		if (prev >= 0)
-			prev_kfd[k] = openat(prev, kw_kind_dir[k], DIR_FLAGS);
-	}
+	out = open_memstream(&buf, &len);
+	if (!out)
+		return -ENOMEM;
+	fputs(KW_INFORCE_MAGIC, out);
 	for (i = 0; i < n; i++) {
 		const struct kw_file *f = &set[i];
 		const char *why = unsaved(set, i, t, saved);
@@ -241,83 +154,226 @@ static int write_set(int statefd, const struct kw_file *set, size_t n, const str
 			continue;
 		}
 		x = kw_texts_find(t, f);
-		saved[f->kind]++;
-		if (same_copy(prev_kfd[f->kind], f->name, x) &&
-		    linkat(prev_kfd[f->kind], f->name, kfd[f->kind], f->name, 0) == 0)
-			continue;
-		r = kw_write_file_nosync_at(kfd[f->kind], f->name, x->text, x->len);
-		if (r < 0)
-			goto out;
+		fprintf(out, "file %s %zu %s\npath %s\n", kw_kind_name[f->kind], x->len,
+			f->name, f->path);
+		fwrite(x->text, 1, x->len, out);
+		fputc('\n', out);
+		saved++;
 	}
-	/* One syncfs for the copies rather than an fsync each: a set of
-	 * KW_DROPINS_MAX files took 0.6 s of the loop natively, long enough
-	 * under emulation for the watchdog. */
-	if (syncfs(fd) < 0)
-		r = neg_errno();
-	for (k = 0; k < _KW_KIND_MAX && r == 0; k++)
-		r = kw_fsync_dirfd(kfd[k]);
-	if (r == 0)
-		r = kw_fsync_dirfd(fd);
-out:
-	for (k = 0; k < _KW_KIND_MAX; k++) {
-		if (kfd[k] >= 0)
-			close(kfd[k]);
-		if (prev_kfd[k] >= 0)
-			close(prev_kfd[k]);
-	}
-	return r;
-}
-
-/* TMP_DIR becomes KW_INFORCE_DIR, the set before it removed. */
-static int put_in_place(int statefd)
-{
-	int r;
-
-	if (renameat2(statefd, TMP_DIR, statefd, KW_INFORCE_DIR, RENAME_EXCHANGE) == 0) {
-		r = kw_fsync_dirfd(statefd);
-		/* A leftover is removed by the next save, before it writes. */
-		remove_set(statefd, TMP_DIR);
+	fputs("end\n", out);
+	if (ferror(out))
+		r = -ENOMEM;
+	if (fclose(out) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(buf);
 		return r;
 	}
-	if (errno == EINVAL || errno == ENOSYS) {
-		/* No exchange here: the previous set waits in OLD_DIR, which
-		 * a load reads while there is no KW_INFORCE_DIR. */
-		r = remove_set(statefd, OLD_DIR);
-		if (r < 0)
-			return r;
-		if (renameat(statefd, KW_INFORCE_DIR, statefd, OLD_DIR) < 0 && errno != ENOENT)
-			return neg_errno();
-	} else if (errno != ENOENT) {	/* ENOENT: the first set saved */
-		return neg_errno();
+	*ret = buf;
+	*ret_len = len;
+	return 0;
+}
+
+/* --- reading ------------------------------------------------------------------ */
+
+struct cursor {
+	const char *p, *end;
+};
+
+struct record {
+	enum kw_kind kind;
+	const char *name, *path, *text;
+	size_t name_len, path_len, len;
+};
+
+/* The next line, without its '\n'; false if there is none. */
+static bool next_line(struct cursor *c, const char **line, size_t *n)
+{
+	const char *nl = memchr(c->p, '\n', c->end - c->p);
+
+	if (!nl)
+		return false;
+	*line = c->p;
+	*n = nl - c->p;
+	c->p = nl + 1;
+	return true;
+}
+
+/* The word of s up to the next space, which it steps over. */
+static bool next_word(const char **s, size_t *n, const char **word, size_t *word_len)
+{
+	const char *sp = memchr(*s, ' ', *n);
+
+	if (!sp)
+		return false;
+	*word = *s;
+	*word_len = sp - *s;
+	*n -= *word_len + 1;
+	*s = sp + 1;
+	return true;
+}
+
+static bool word_is(const char *w, size_t n, const char *want)
+{
+	return n == strlen(want) && memcmp(w, want, n) == 0;
+}
+
+static int kind_of(const char *w, size_t n)
+{
+	int k;
+
+	for (k = 0; k < _KW_KIND_MAX; k++)
+		if (word_is(w, n, kw_kind_name[k]))
+			return k;
+	return -EBADMSG;
+}
+
+/* Decimal, no sign, no leading zero, at most KW_CONF_MAX. */
+static int len_of(const char *w, size_t n, size_t *ret)
+{
+	size_t i, v = 0;
+
+	if (!n || (w[0] == '0' && n > 1))
+		return -EBADMSG;
+	for (i = 0; i < n; i++) {
+		if (w[i] < '0' || w[i] > '9')
+			return -EBADMSG;
+		v = v * 10 + (w[i] - '0');
+		if (v > KW_CONF_MAX)
+			return -EBADMSG;
 	}
-	if (renameat(statefd, TMP_DIR, statefd, KW_INFORCE_DIR) < 0)
-		return neg_errno();
-	r = kw_fsync_dirfd(statefd);
-	if (r == 0)
-		remove_set(statefd, OLD_DIR);
+	*ret = v;
+	return 0;
+}
+
+/* One record, from after its "file " to after its text's '\n'. */
+static int read_record(struct cursor *c, const char *l, size_t n, struct record *rec)
+{
+	const char *w, *p;
+	size_t wn, pn;
+	int k;
+
+	if (!next_word(&l, &n, &w, &wn) || (k = kind_of(w, wn)) < 0)
+		return -EBADMSG;
+	rec->kind = k;
+	if (!next_word(&l, &n, &w, &wn) || len_of(w, wn, &rec->len) < 0 || !name_ok(l, n))
+		return -EBADMSG;
+	rec->name = l;
+	rec->name_len = n;
+	if (!next_line(c, &p, &pn) || !next_word(&p, &pn, &w, &wn) || !word_is(w, wn, "path") ||
+	    !path_ok(p, pn, rec->name, rec->name_len))
+		return -EBADMSG;
+	rec->path = p;
+	rec->path_len = pn;
+	if ((size_t)(c->end - c->p) <= rec->len || c->p[rec->len] != '\n')
+		return -EBADMSG;
+	rec->text = c->p;
+	c->p += rec->len + 1;
+	return 0;
+}
+
+static bool duplicate(const struct record *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i].kind == v[n].kind && v[i].name_len == v[n].name_len &&
+		    memcmp(v[i].name, v[n].name, v[n].name_len) == 0)
+			return true;
+	return false;
+}
+
+/* The records of buf, pointing into it: all of them, or -EBADMSG. */
+static int read_records(const char *buf, size_t len, struct record **ret, size_t *ret_n)
+{
+	const size_t magic_len = strlen(KW_INFORCE_MAGIC);
+	struct cursor c = { buf, buf + len };
+	struct record *v = NULL, *tmp;
+	size_t n = 0, cap = 0, ln;
+	const char *l;
+	int r = -EBADMSG;
+
+	if (len < magic_len || memcmp(buf, KW_INFORCE_MAGIC, magic_len) != 0)
+		goto fail;
+	c.p += magic_len;
+	for (;;) {
+		if (!next_line(&c, &l, &ln))
+			goto fail;
+		if (word_is(l, ln, "end"))
+			break;
+		if (ln < 5 || memcmp(l, "file ", 5) != 0 || n == KW_INFORCE_FILES_MAX)
+			goto fail;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			tmp = realloc(v, cap * sizeof(*v));
+			if (!tmp) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			v = tmp;
+		}
+		if (read_record(&c, l + 5, ln - 5, &v[n]) < 0 || duplicate(v, n))
+			goto fail;
+		n++;
+	}
+	if (c.p != c.end)
+		goto fail;
+	*ret = v;
+	*ret_n = n;
+	return 0;
+fail:
+	free(v);
 	return r;
 }
 
-int kw_inforce_write(const char *state_dir, const struct kw_file *set, size_t n,
-		     const struct kw_texts *t)
+int kw_inforce_parse(const char *buf, size_t len, struct kw_file **ret, size_t *ret_n,
+		     struct kw_texts *texts)
 {
-	_cleanup_close_ int statefd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_free_ struct record *recs = NULL;
+	struct kw_file *set;
+	size_t n = 0, i, kept = 0;
 	int r;
 
-	if (statefd < 0)
-		return neg_errno();
-	/* What a crash left half written. */
-	r = remove_set(statefd, TMP_DIR);
-	if (r == 0)
-		r = write_set(statefd, set, n, t);
-	if (r == 0)
-		r = put_in_place(statefd);
+	r = read_records(buf, len, &recs, &n);
 	if (r < 0)
-		remove_set(statefd, TMP_DIR);
+		return r;
+	set = calloc(n ? n : 1, sizeof(*set));
+	if (!set)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct record *rec = &recs[i];
+		struct kw_file *f = &set[kept];
+		char path[PATH_MAX];
+
+		memcpy(path, rec->path, rec->path_len);
+		path[rec->path_len] = '\0';
+		kw_file_parse(rec->kind, path, rec->text, rec->len, f);
+		if (f->err) {
+			log_warning("in-force: the saved version of %s does not parse (line %d: %s), "
+				    "not used", path, f->err_line, f->err_reason);
+			continue;
+		}
+		r = kw_texts_add(texts, f, rec->text, rec->len);
+		if (r < 0)
+			goto fail;
+		kept++;
+	}
+	*ret = set;
+	*ret_n = kept;
+	return 0;
+fail:
+	free(set);
 	return r;
 }
 
-/* --- reading a set ------------------------------------------------------------ */
+/* --- the daemon's ------------------------------------------------------------- */
+
+static struct kw_texts kwd_texts;
+
+static void inforce_path(struct kwd *d, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.4000s/in-force", d->state_dir);
+}
 
 static void keep_text(const struct kw_file *f, const char *text, size_t len, void *user)
 {
@@ -330,92 +386,6 @@ static void keep_text(const struct kw_file *f, const char *text, size_t len, voi
 		log_warning_errno(r, "%s: cannot keep its text (%m), it may not be saved", f->path);
 }
 
-/* The saved set's directory under state_dir, a real directory whose kind
- * directories are real directories too (the loader follows no symlink to
- * a file, and this none to a directory); -ENOENT if none was saved. */
-static int saved_dir(const char *state_dir, char *dir, size_t size)
-{
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	int k;
-
-	snprintf(dir, size, "%.4000s/" KW_INFORCE_DIR, state_dir);
-	fd = open(dir, DIR_FLAGS);
-	if (fd < 0 && errno == ENOENT) {
-		snprintf(dir, size, "%.4000s/" OLD_DIR, state_dir);
-		fd = open(dir, DIR_FLAGS);
-	}
-	if (fd < 0) {
-		/* O_DIRECTORY | O_NOFOLLOW fails on a symlink with ENOTDIR. */
-		if ((errno == ENOTDIR || errno == ELOOP) && lstat(dir, &st) == 0)
-			return S_ISLNK(st.st_mode) ? -EMLINK : -ENOTDIR;
-		return neg_errno();
-	}
-	for (k = 0; k < _KW_KIND_MAX; k++) {
-		if (fstatat(fd, kw_kind_dir[k], &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno == ENOENT)
-				continue;
-			return neg_errno();
-		}
-		if (!S_ISDIR(st.st_mode))
-			return S_ISLNK(st.st_mode) ? -EMLINK : -ENOTDIR;
-	}
-	return 0;
-}
-
-int kw_inforce_read(const char *state_dir, const char *confdir, struct kw_file **ret,
-		    size_t *ret_n, struct kw_texts *texts)
-{
-	struct kw_file *set = NULL;
-	size_t n = 0, i, kept = 0;
-	char dir[PATH_MAX];
-	int r;
-
-	r = saved_dir(state_dir, dir, sizeof(dir));
-	if (r == -ENOENT) {
-		*ret = NULL;
-		*ret_n = 0;
-		return 0;
-	}
-	if (r < 0)
-		return r;
-	r = kw_config_load_texts(dir, keep_text, texts, &set, &n);
-	if (r < 0)
-		return r;
-	for (i = 0; i < n; i++) {
-		struct kw_file *f = &set[i];
-		char path[PATH_MAX];
-
-		if (f->err) {
-			/* The parser's line and reason, as for a malformed drop-in. */
-			if (f->err_line)
-				log_warning("in-force: the saved version %s does not parse "
-					    "(line %d: %s), not used", f->path, f->err_line,
-					    f->err_reason);
-			else
-				log_warning("in-force: the saved version %s does not parse (%s), "
-					    "not used", f->path, f->err_reason);
-			continue;
-		}
-		/* It stands in for the drop-in of that kind and name. */
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", confdir, kw_kind_dir[f->kind],
-				     f->name) >= sizeof(path))
-			continue;
-		memset(f->path, 0, sizeof(f->path));
-		memcpy(f->path, path, strlen(path));
-		if (kept != i)
-			set[kept] = *f;
-		kept++;
-	}
-	*ret = set;
-	*ret_n = kept;
-	return 0;
-}
-
-/* --- the daemon's ------------------------------------------------------------- */
-
-static struct kw_texts kwd_texts;
-
 int kwd_inforce_config_load(struct kwd *d, struct kw_file **ret, size_t *ret_n)
 {
 	return kw_config_load_texts(d->confdir, keep_text, &kwd_texts, ret, ret_n);
@@ -423,14 +393,18 @@ int kwd_inforce_config_load(struct kwd *d, struct kw_file **ret, size_t *ret_n)
 
 void kwd_inforce_save(struct kwd *d)
 {
+	_cleanup_free_ char *buf = NULL;
 	char path[PATH_MAX];
+	size_t len = 0;
 	int r;
 
 	kw_texts_keep(&kwd_texts, d->cur, d->n_cur);
 	if (!d->state_dir[0])
 		return;
-	snprintf(path, sizeof(path), "%.4000s/" KW_INFORCE_DIR, d->state_dir);
-	r = kw_inforce_write(d->state_dir, d->cur, d->n_cur, &kwd_texts);
+	inforce_path(d, path, sizeof(path));
+	r = kw_inforce_format(d->cur, d->n_cur, &kwd_texts, &buf, &len);
+	if (r == 0)
+		r = kw_replace_file(path, buf, len);
 	kwd_state_saved(d, &d->inforce_failing, path, r);
 }
 
@@ -441,23 +415,19 @@ void kwd_inforce_forget(void)
 
 int kwd_lastgood_load(struct kwd *d)
 {
+	_cleanup_free_ char *buf = NULL;
 	struct kw_file *set = NULL;
 	char path[PATH_MAX];
-	size_t n = 0;
+	size_t len = 0, n = 0;
 	int r;
 
 	if (!d->state_dir[0])
 		return 0;
-	/* The single file an older kwatchd saved the set in, in a format no
-	 * longer read: this start goes without it, and its apply saves the
-	 * set in the directory. */
-	snprintf(path, sizeof(path), "%.4000s/in-force", d->state_dir);
-	if (unlink(path) == 0)
-		log_info("%s: the set in force an older kwatchd saved, in a format no longer "
-			 "read: removed, not used", path);
-	else if (errno != ENOENT)
-		log_warning_errno(neg_errno(), "%s: an older kwatchd's file, not used: %m", path);
-	r = kw_inforce_read(d->state_dir, d->confdir, &set, &n, &kwd_texts);
+	inforce_path(d, path, sizeof(path));
+	r = kw_read_regular(path, KW_INFORCE_SIZE_MAX, &buf, &len);
+	if (r < 0)
+		return r == -ENOENT ? 0 : r;
+	r = kw_inforce_parse(buf, len, &set, &n, &kwd_texts);
 	if (r < 0)
 		return r;
 	free(d->lastgood);

@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The set in force across restarts: after each apply, every file in force
- * (the version in force, which after a bad edit is older than the file on
- * disk) is copied into <state>/in-force.d, laid out like the configuration
- * directory (watch.d/NAME.conf, wprobe.d/..., fuzz.d/...); at start-up
- * that directory is read back by the configuration's own loader, and only
- * what parses cleanly may stand in for a file that is bad when read.
+/* The set in force across restarts: after each apply, the text of every
+ * file in force (the version in force, which after a bad edit is older
+ * than the file on disk) is saved to <state>/in-force; at start-up each
+ * saved text is parsed again like a drop-in file, and only what parses
+ * cleanly may stand in for a file that is bad when read.
  *
- * A set is written whole into in-force.d.tmp, fsynced, then swapped with
- * in-force.d by one renameat2(RENAME_EXCHANGE), so in-force.d is always a
- * whole set, the old one or the new one.  On a file system without the
- * exchange, in-force.d goes to in-force.d.old before the new set takes
- * its name, and a load finding no in-force.d reads in-force.d.old: a
- * whole set again.  in-force.d.tmp is never read.  A copy unchanged since
- * the last save is hard-linked from it, not written and fsynced again. */
+ * The file, all of it or nothing:
+ *
+ *	kwatchd-in-force 1\n
+ *	file KIND LEN NAME\n		KIND: watch, wprobe or fuzz
+ *	path PATH\n			PATH: the file's path, ending in /NAME
+ *	LEN bytes of text\n
+ *	... one such record per file ...
+ *	end\n
+ *
+ * LEN is decimal, at most KW_CONF_MAX.  NAME and PATH run to the end of
+ * their line and hold no control character; NAME is a drop-in name (no
+ * '/', no leading '.', ending in .conf).  The text is any bytes. */
 #ifndef KW_INFORCE_H
 #define KW_INFORCE_H
 
@@ -22,7 +26,11 @@
 
 #include "config.h"
 
-#define KW_INFORCE_DIR "in-force.d"
+#define KW_INFORCE_MAGIC "kwatchd-in-force 1\n"
+#define KW_INFORCE_FILES_MAX 1024
+/* No valid in-force file is longer. */
+#define KW_INFORCE_SIZE_MAX \
+	(KW_INFORCE_FILES_MAX * (size_t)(KW_CONF_MAX + NAME_MAX + PATH_MAX + 32))
 
 /* The text of one version of a file, keyed by kind, name and hash. */
 struct kw_text {
@@ -49,17 +57,17 @@ const struct kw_text *kw_texts_find(const struct kw_texts *t, const struct kw_fi
 void kw_texts_keep(struct kw_texts *t, const struct kw_file *set, size_t n);
 void kw_texts_free(struct kw_texts *t);
 
-/* Save set as <state_dir>/in-force.d, whole or not at all.  A file whose
- * text is not in t, or whose name the loader would not read, is left out
+/* The in-force file for set, in a malloc'ed buffer.  A file whose text is
+ * not in t, or whose name or path the format cannot hold, is left out
  * with a warning. */
-int kw_inforce_write(const char *state_dir, const struct kw_file *set, size_t n,
-		     const struct kw_texts *t);
-/* Read the set saved in state_dir with kw_config_load_texts(): none (0
- * files) if nothing was saved.  A saved copy that does not parse is left
- * out with a warning.  Each file's path is made that of its drop-in under
- * confdir; its text goes into texts. */
-int kw_inforce_read(const char *state_dir, const char *confdir, struct kw_file **ret,
-		    size_t *ret_n, struct kw_texts *texts);
+int kw_inforce_format(const struct kw_file *set, size_t n, const struct kw_texts *t,
+		      char **ret, size_t *ret_len);
+/* Read an in-force file: -EBADMSG for anything but the format above, as
+ * a whole.  Each record's text is parsed as its kind's drop-in: one that
+ * does not parse cleanly is left out with a warning.  The set (sorted as
+ * saved) goes to *ret, and the text of each file of it into texts. */
+int kw_inforce_parse(const char *buf, size_t len, struct kw_file **ret, size_t *ret_n,
+		     struct kw_texts *texts);
 
 /* The daemon's side, with the texts of its set in force (one daemon per
  * process).  kwd_lastgood_load(), declared in kwatchd.h, is here too. */

@@ -155,7 +155,7 @@ static int execute(struct kwd *d, struct kw_plan *p)
 
 /* --- last good versions across restarts ---------------------------------- */
 
-/* The set in force is saved after each apply, as copies of the files
+/* The set in force is saved after each apply, as the files' text
  * (kwatchd-inforce.c).  At start-up, a file that is bad when read has no last good
  * version in memory: swap it for its saved one (same kind and name, parsed
  * again from the saved text), still reporting it here and adding it to
@@ -276,7 +276,7 @@ void kwd_teardown(struct kwd *d)
 	}
 	kwd_watches_teardown(d);
 	fuzz_stop_all(d);
-	kwd_inforce_forget();	/* <state>/in-force.d still has them */
+	kwd_inforce_forget();	/* <state>/in-force still has them */
 	free(d->cur);
 	free(d->errors);
 	d->cur = d->errors = NULL;

@@ -601,7 +601,7 @@ int main(int argc, char **argv)
 		log_warning_errno(r, "crash capture: %m; going on without it");
 	r = kwd_lastgood_load(&d);
 	if (r < 0)
-		log_warning_errno(r, "%s/in-force.d: %m, not used", d.state_dir);
+		log_warning_errno(r, "%s/in-force: %m, not used", d.state_dir);
 	add_conf_watches(&d);
 	kwd_wprobe_clear_stale(&d);
 	r = kwd_reload(&d, "start");

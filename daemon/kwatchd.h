@@ -58,7 +58,7 @@ struct kwd {
 	sd_event_source *quiet;
 	uint64_t reloads, applies, config_errors, state_errors;
 	uint64_t events_lost;	/* events that could not be encoded */
-	bool inforce_failing;		/* saving <state>/in-force.d fails */
+	bool inforce_failing;		/* saving <state>/in-force fails */
 	uint64_t bench_left, bench_rate;
 	sd_event_source *bench;
 	sd_event_source *reload_cmd;	/* a reload command waiting its turn */

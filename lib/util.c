@@ -70,7 +70,7 @@ int kw_append_once(const char *path, const char *buf, size_t len)
 	return write_once(path, O_APPEND, buf, len);
 }
 
-static int write_file_at(int dirfd, const char *name, const void *buf, size_t len, bool sync)
+int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len)
 {
 	_cleanup_close_ int fd = -1;
 	ssize_t n;
@@ -92,17 +92,7 @@ static int write_file_at(int dirfd, const char *name, const void *buf, size_t le
 		buf = (const char *)buf + n;
 		len -= n;
 	}
-	return sync && fsync(fd) < 0 ? neg_errno() : 0;
-}
-
-int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len)
-{
-	return write_file_at(dirfd, name, buf, len, true);
-}
-
-int kw_write_file_nosync_at(int dirfd, const char *name, const void *buf, size_t len)
-{
-	return write_file_at(dirfd, name, buf, len, false);
+	return fsync(fd) < 0 ? neg_errno() : 0;
 }
 
 int kw_replace_file(const char *path, const void *buf, size_t len)

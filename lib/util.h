@@ -63,8 +63,6 @@ bool kw_ends_with(const char *s, const char *suffix);
 /* @path is @dir or below it, by the names alone. */
 bool kw_path_within(const char *path, const char *dir);
 int kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len);
-/* The same without the fsync: for many files made durable by one syncfs(). */
-int kw_write_file_nosync_at(int dirfd, const char *name, const void *buf, size_t len);
 /* Replace path atomically: write path.tmp that way, rename it, fsync the
  * directory. */
 int kw_replace_file(const char *path, const void *buf, size_t len);
