@@ -622,6 +622,15 @@ int main(int argc, char **argv)
 	/* A watch left by a daemon that was killed must not outlive its
 	 * configuration. */
 	kwd_ksw_clear_stale(&d);
+	/* The symbol table, read now rather than at the first catch (under
+	 * TCG a read of kallsyms holds the loop a second or more). */
+	if (d.bpf || d.crash) {
+		bool warn;
+
+		ksym_cache_get(&d.syms, d.set.kallsyms, kw_now_usec(), false, &warn);
+		if (warn)
+			log_warning("no symbols from %s: addresses stay numeric", d.set.kallsyms);
+	}
 	sd_notify(false, "READY=1");
 	kwd_status_notify(&d);
 	log_info("kwatchd ready: %s, socket %s", d.confdir, d.set.socket_path);

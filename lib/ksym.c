@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,14 +231,41 @@ bool ksym_trampoline_after(const struct ksym *k, const char *name)
 	return next && ksym_is_return_trampoline(next);
 }
 
+/* The hash of the module list beside the table at path; false if it
+ * cannot be read. */
+static bool modules_hash(const char *path, uint64_t *hash)
+{
+	_cleanup_free_ char *text = NULL;
+	const char *slash = strrchr(path, '/');
+	char mods[PATH_MAX];
+	size_t len = 0;
+
+	if ((size_t)snprintf(mods, sizeof(mods), "%.*smodules", slash ? (int)(slash - path + 1) : 0,
+			     path) >= sizeof(mods) ||
+	    kw_read_file(mods, 4 << 20, &text, &len) < 0)
+		return false;
+	*hash = kw_hash(text, len);
+	return true;
+}
+
 const struct ksym *ksym_cache_get(struct ksym_cache *c, const char *path, uint64_t now_usec,
 				  bool miss, bool *warn)
 {
+	uint64_t hash = 0;
+	bool have;
+
 	*warn = false;
 	if (c->tried && (!miss || now_usec - c->loaded_usec < KSYM_RELOAD_USEC))
 		return c->ok ? &c->k : NULL;
-	c->tried = true;
+	have = modules_hash(path, &hash);
 	c->loaded_usec = now_usec;
+	/* The same modules as at the last load: the table has not changed. */
+	if (c->tried && c->ok && have && c->have_modules && hash == c->modules_hash)
+		return &c->k;
+	c->tried = true;
+	c->have_modules = have;
+	c->modules_hash = hash;
+	c->loads++;
 	ksym_free(&c->k);
 	c->ok = ksym_load(&c->k, path) == 0;
 	if (!c->ok && !c->warned)

@@ -62,14 +62,22 @@ bool ksym_is_return_trampoline(const char *name);
 /*
  * One symbol table for the daemon, read when first needed.  Modules come
  * and go: a caller that missed asks again with miss set, which reloads
- * the file if the last load is KSYM_RELOAD_USEC old or more.  NULL while
- * no table could be read (*warn is set the first time, to say so once).
+ * the file if the last load is KSYM_RELOAD_USEC old or more and the
+ * module list beside it ("modules" in the table's directory: /proc/modules
+ * for /proc/kallsyms) changed since, or cannot be read.  An address no
+ * table has (a BPF program, a trampoline) then costs a read of the module
+ * list, not of the whole table: under TCG a reload held the loop for up
+ * to 1.5 s, on every catch a second apart.  NULL while no table could be
+ * read (*warn is set the first time, to say so once).
  */
 #define KSYM_RELOAD_USEC 1000000ULL
 
 struct ksym_cache {
 	struct ksym k;
-	uint64_t loaded_usec;		/* CLOCK_MONOTONIC of the last load */
+	uint64_t loaded_usec;		/* CLOCK_MONOTONIC of the last load or check */
+	uint64_t loads;			/* tables read */
+	uint64_t modules_hash;		/* the module list's at the last load */
+	bool have_modules;		/* modules_hash is one */
 	bool tried, ok, warned;
 };
 
