@@ -149,6 +149,26 @@ static void cache(void **state)
 	ksym_cache_free(&c);
 }
 
+/* Write (mode "w") or append ("a") text to path. */
+static void put_text(const char *path, const char *mode, const char *text)
+{
+	FILE *f = fopen(path, mode);
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* The name t gives the address between first_fn and second_fn. */
+static const char *name_between(const struct ksym *t)
+{
+	struct ksym_hit hit;
+
+	assert_non_null(t);
+	assert_int_equal(ksym_lookup(t, 0xffffffff81001010ULL, &hit), 0);
+	return hit.name;
+}
+
 /* A miss after the interval rereads the table only when the module list
  * beside it changed: an address no table has (a BPF program) costs a read
  * of the modules, not of the table.  Seen by the table's content: a
@@ -157,47 +177,26 @@ static void cache_rereads_on_module_change(void **state)
 {
 	char dir[] = "/tmp/kw-ksym.XXXXXX", ks[64], mods[64];
 	struct ksym_cache c = { 0 };
-	struct ksym_hit hit;
-	const struct ksym *t;
 	bool warn;
-	FILE *f;
 
 	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(ks, sizeof(ks), "%s/kallsyms", dir);
 	snprintf(mods, sizeof(mods), "%s/modules", dir);
-	f = fopen(ks, "w");
-	assert_non_null(f);
-	fputs("ffffffff81000000 T first_fn\nffffffff81002000 T second_fn\n"
-	      "ffffffff81003000 T last_fn\n", f);
-	fclose(f);
-	f = fopen(mods, "w");
-	assert_non_null(f);
-	fputs("kwatch_test 16384 0 - Live 0xffffffffa0000000\n", f);
-	fclose(f);
-	t = ksym_cache_get(&c, ks, 5000000, false, &warn);
-	assert_non_null(t);
-	assert_int_equal(ksym_lookup(t, 0xffffffff81001010ULL, &hit), 0);
-	assert_string_equal(hit.name, "first_fn");
+	put_text(ks, "w", "ffffffff81000000 T first_fn\nffffffff81002000 T second_fn\n"
+		 "ffffffff81003000 T last_fn\n");
+	put_text(mods, "w", "kwatch_test 16384 0 - Live 0xffffffffa0000000\n");
+	assert_string_equal(name_between(ksym_cache_get(&c, ks, 5000000, false, &warn)),
+			    "first_fn");
 	/* A new symbol in the file, the modules the same: a miss a second
 	 * later keeps the table read (the new symbol is not seen). */
-	f = fopen(ks, "a");
-	assert_non_null(f);
-	fputs("ffffffff81001000 T inserted_fn\n", f);
-	fclose(f);
-	t = ksym_cache_get(&c, ks, 6500000, true, &warn);
-	assert_non_null(t);
-	assert_int_equal(ksym_lookup(t, 0xffffffff81001010ULL, &hit), 0);
-	assert_string_equal(hit.name, "first_fn");
+	put_text(ks, "a", "ffffffff81001000 T inserted_fn\n");
+	assert_string_equal(name_between(ksym_cache_get(&c, ks, 6500000, true, &warn)),
+			    "first_fn");
 	/* A module loaded: the next miss a second later rereads it. */
-	f = fopen(mods, "a");
-	assert_non_null(f);
-	fputs("other 16384 0 - Live 0xffffffffa0010000\n", f);
-	fclose(f);
-	t = ksym_cache_get(&c, ks, 8000000, true, &warn);
-	assert_non_null(t);
-	assert_int_equal(ksym_lookup(t, 0xffffffff81001010ULL, &hit), 0);
-	assert_string_equal(hit.name, "inserted_fn");
+	put_text(mods, "a", "other 16384 0 - Live 0xffffffffa0010000\n");
+	assert_string_equal(name_between(ksym_cache_get(&c, ks, 8000000, true, &warn)),
+			    "inserted_fn");
 	ksym_cache_free(&c);
 	unlink(ks);
 	unlink(mods);
