@@ -36,6 +36,13 @@ PACKAGES=(
 	qemu-system-x86 qemu-utils mmdebstrap debian-archive-keyring e2fsprogs
 )
 
+# make cross-test only (the series on arm64): asked for with --cross.
+CROSS_PACKAGES=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-system-arm)
+if [ "${1:-}" = --cross ]; then
+	PACKAGES+=("${CROSS_PACKAGES[@]}")
+	shift
+fi
+
 # One dpkg-query for the lot: this runs at the start of every make.
 mapfile -t missing < <(
 	dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' "${PACKAGES[@]}" 2>/dev/null |
