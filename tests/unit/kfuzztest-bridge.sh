@@ -33,6 +33,46 @@ check "str[4] from zeros" "$(hex $T/str | tail -c 32 | head -c 10)" "6161616100"
 $BRIDGE -o $T/len 't { len[r, u8] }; r { arr[u8, 255] }' x /dev/zero
 check "len[r, u8] of 255 bytes" "$(hex $T/len | tail -c $(((8 + 8 + 255 + 1 + 8) * 2)) | head -c 2)" "ff"
 
+# Alignment to the kernel's minalign (16 with tag-based KASAN).  -A 16: the nested
+# sample with its regions at 0, 48 and 80, the payload at 80 (12 bytes of
+# header padding) and its end at 192, multiples of 16.
+NB='nested_buffers { ptr[a] len[a, u64] ptr[b] len[b, u64] }; a { arr[u8, 16] }; b { arr[u8, 16] };'
+$BRIDGE -A 16 -o $T/nested16 "$NB" x /dev/zero
+want=$(le32 0xbface)$(le32 0)$(le32 3)$(le32 0)$(le32 32)$(le32 48)$(le32 16)$(le32 80)$(le32 16)
+want=$want$(le32 2)$(le32 12)$(le32 0)$(le32 0)$(le32 1)$(le32 0)$(le32 16)$(le32 2)$(zeros 12)
+want=$want$(zeros 8)$(le32 16)$(le32 0)$(zeros 8)$(le32 16)$(le32 0)$(zeros 80)
+check "-A 16: nested layout, byte for byte" "$(hex $T/nested16)" "$want"
+check "-A 8: the bytes of the default" "$("$BRIDGE" -A 8 -o $T/n8 "$NB" x /dev/zero; hex $T/n8)" "$(hex $T/nested)"
+# str[4] at -A 16: the header's padding grows to 20, the payload to 16.
+$BRIDGE -A 16 -o $T/str16 's { str[4] }' x /dev/zero
+check "-A 16: str[4], padding and length" "$(hex $T/str16 | cut -c49-56):$(stat -c %s $T/str16)" "$(le32 20):64"
+# Written to a target (a plain file under -d), the input takes the kernel's
+# _config/minalign: 16 gives the bytes of -A 16, -A overrides it, a kernel
+# without the file gets 8, and a value that is not a power of two from 8
+# to 4096 is an error naming the file, with nothing written.
+mkdir -p $T/kma/_config $T/kma/nb
+wr() { : >$T/kma/nb/input; "$BRIDGE" -d $T/kma "$@" "$NB" nb /dev/zero 2>&1; echo "rc=$?"; }
+echo 16 >$T/kma/_config/minalign
+check "minalign 16: the bytes of -A 16" "$(wr; hex $T/kma/nb/input)" "rc=0
+$(hex $T/nested16)"
+check "minalign 16, -A 8: the bytes of 8" "$(wr -A 8; hex $T/kma/nb/input)" "rc=0
+$(hex $T/nested)"
+rm $T/kma/_config/minalign
+check "no minalign (an older kernel): the bytes of 8" "$(wr; hex $T/kma/nb/input)" "rc=0
+$(hex $T/nested)"
+for v in 0 3 12 abc 8192; do
+	echo "$v" >$T/kma/_config/minalign
+	check "minalign '$v': an error naming the file" "$(wr; stat -c %s $T/kma/nb/input)" \
+		"$T/kma/_config/minalign: '$v' is not an alignment (a power of two from 8 to 4096)
+rc=1
+0"
+done
+check "-A 12: bad usage" "$("$BRIDGE" -A 12 -o $T/e 't { u8 }' x /dev/zero >/dev/null 2>&1; echo "rc=$?")" "rc=2"
+check "-A with -r: bad usage" "$("$BRIDGE" -r -A 16 -o $T/e x /dev/zero >/dev/null 2>&1; echo "rc=$?")" "rc=2"
+$BRIDGE -A 16 -n 2 -O $T/pack16 "$NB" x /dev/zero
+check "-O -A 16: the inputs of -A 16" "$(hex $T/pack16)" \
+	"$(printf KWPACK01 | od -An -tx1 | tr -d ' \n')$(le32 192)$(hex $T/nested16)$(le32 192)$(hex $T/nested16)"
+
 # -O: the inputs in one pack, "KWPACK01" then each input's le32 length
 # and bytes: the same bytes -o writes one at a time.
 $BRIDGE -n 3 -O $T/pack 't { u32 }' x /dev/zero
@@ -211,6 +251,8 @@ rc=0"
 # The derived input is the hand-written schema's, byte for byte (zeros).
 "$BRIDGE" -t $T/table -b $T/types.o -s 16 -o $T/derived t_nested /dev/zero
 check "derived input equals the hand-written schema's" "$(hex $T/derived)" "$(hex $T/nested)"
+"$BRIDGE" -t $T/table -b $T/types.o -s 16 -A 16 -o $T/derived16 t_nested /dev/zero
+check "derived input at -A 16 equals the hand-written schema's" "$(hex $T/derived16)" "$(hex $T/nested16)"
 # Ranges hold in every input: 100 of them from /dev/urandom (the payload
 # starts at 40: 28 bytes of headers, 12 of padding).
 bad=0
