@@ -60,7 +60,7 @@ include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit checkpatch test vm-test \
-	debug-test kcsan-test fault-test cross-test fault-sweep vm run bench stream-profile loop-bench clean \
+	debug-test kcsan-test fault-test cross-test storm-ab fault-sweep vm run bench stream-profile loop-bench clean \
 	fresh-check install deb \
 	deb-test FORCE
 
@@ -74,6 +74,7 @@ help:
 	@echo "make debug-test      the KStackWatch suites on a lockdep kernel (KWATCH_FLAVOR=debug; DEBUG_SUITE=)"
 	@echo "make kcsan-test      the stress suites on a KCSAN kernel, its races classified (KWATCH_FLAVOR=kcsan; KCSAN_SUITE=)"
 	@echo "make fault-sweep     kwatchd on the host with each system call of a scenario failed in turn (strace --inject)"
+	@echo "make storm-ab        the storm suite, a host thread per vCPU, under Debian's QEMU 7.2 and bookworm-backports' 10.0"
 	@echo "make cross-test      the series cross-built for arm64 and its KUnit suites booted under qemu-system-aarch64"
 	@echo "make fault-test      every control operation with its Nth allocation failed, N=1,2,..; kmemleak (KWATCH_FLAVOR=fault)"
 	@echo "make install         kwatchd, kwatchctl, kfuzztest-bridge, kfuzztest-fuzz, units, config and docs (DESTDIR=, PREFIX=/usr)"
@@ -192,6 +193,11 @@ FAULT_SUITE ?= fault
 fault-test:
 	@$(MAKE) --no-print-directory vm-test KWATCH_FLAVOR=fault SUITE=$(FAULT_SUITE) \
 		KWATCH_VM_TIMEOUT=$${KWATCH_VM_TIMEOUT:-14400}
+
+# The storm's cause (issue 29, item 15): the same kernel, image and suite
+# under two QEMUs, multi-threaded TCG (scripts/storm-ab.sh).
+storm-ab: image
+	@scripts/storm-ab.sh
 
 # The series on arm64 (issue 29, item 3): KFuzzTest's generic sections,
 # tag-based KASAN and the breakpoint code, cross-built and booted.

@@ -25,6 +25,9 @@ VM_CPUS=${KWATCH_VM_CPUS:-2}
 # multi: a host thread per vCPU (QEMU's default); single: one host thread
 # runs the vCPUs in turn, to tell a TCG multi-threading effect from a bug.
 VM_TCG_THREAD=${KWATCH_TCG_THREAD:-multi}
+# KWATCH_QEMU: another qemu-system-x86_64 binary (the storm's A/B against a
+# newer QEMU: README, "The storm"); the default is Debian's, from PATH.
+VM_QEMU=${KWATCH_QEMU:-qemu-system-x86_64}
 # All default suites in one boot took 1553 s in the CI-like run of 5cbd336;
 # kfuzztest's guided-against-random benchmark adds some 400 s.
 VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-2700}
@@ -71,7 +74,7 @@ qemu_args() {
 	VM_RAM=$RAM_DIR/kwatch-vm-ram-${run##*/}
 	# shellcheck disable=SC2064 # this run's file, now
 	trap "rm -f '$VM_RAM'" EXIT
-	QEMU=(qemu-system-x86_64 -machine q35,memory-backend=ram -accel "tcg,thread=$VM_TCG_THREAD" -cpu max
+	QEMU=("$VM_QEMU" -machine q35,memory-backend=ram -accel "tcg,thread=$VM_TCG_THREAD" -cpu max
 		-smp "$VM_CPUS" -m "$VM_MEM" -nographic -no-reboot -nic none
 		-object "memory-backend-file,id=ram,size=$VM_MEM,mem-path=$VM_RAM,share=on"
 		-kernel "$KERNEL"

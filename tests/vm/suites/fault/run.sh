@@ -37,6 +37,10 @@ LOG=/tmp/fault
 mkdir -p $LOG
 KTAP_TEST_TIMEOUT=3600
 
+# progress MSG: a line on the console as it happens (a test's own output
+# is printed when it ends, and an operation's loop can take many minutes).
+progress() { echo "# fault [$(date +%T)] $*" >/dev/console; }
+
 # Each test owns the kernel log: klog prints what it gained since the last
 # call and empties it.
 klog() { dmesg -c 2>/dev/null; }
@@ -100,7 +104,14 @@ fault_op() {
 	: >"$log"
 	fault_config || return 1
 	$setup || fail "$name: cannot set up the state the operation starts from" || return 1
-	leak_reset
+	# Kmemleak forgets what was found before: the first operation scans
+	# for it; after that, the last operation's scan did.
+	if [ ! -e $LOG/.kmemleak-cleared ]; then
+		progress "$name: kmemleak scan before the loop"
+		leak_reset
+		: >$LOG/.kmemleak-cleared
+	fi
+	progress "$name: the loop starts"
 	klog >/dev/null
 	before=$($state)
 	out=$($FN "${opts[@]}" 0 "$@")
@@ -125,14 +136,17 @@ fault_op() {
 			before=$($state)
 			redo=0
 		fi
+		[ $((n % 25)) != 0 ] || progress "$name: N=$n, $bad failed so far"
+		# Each N costs seconds of TCG on this kernel, mostly in forks:
+		# the fail-nth run, the log and the state read; the rest is bash.
 		out=$($FN "${opts[@]}" $n "$@")
 		msgs=$(klog)
 		after=$($state)
-		inj=$(sed -n 's/^injected=\([01]\) .*/\1/p' <<<"$out")
-		rc=$(sed -n 's/.* rc=\([-0-9]*\) .*/\1/p' <<<"$out")
-		at=${out##*at=}
-		[ -n "$inj" ] && [ -n "$rc" ] || { fail "$name: N=$n: fail-nth said '$out'"; return 1; }
-		splat=$(grep -E "$SPLAT" <<<"$msgs")
+		[[ $out =~ ^injected=([01])\ rc=(-?[0-9]+)\ at=(.*)$ ]] ||
+			{ fail "$name: N=$n: fail-nth said '$out'"; return 1; }
+		inj=${BASH_REMATCH[1]} rc=${BASH_REMATCH[2]} at=${BASH_REMATCH[3]}
+		splat=
+		[[ ! $msgs =~ $SPLAT ]] || splat=$(grep -E "$SPLAT" <<<"$msgs")
 		if [ "$inj" = 0 ]; then
 			# Fewer than N fault points: the operation ran unfailed.
 			verdict=
@@ -177,14 +191,18 @@ fault_op() {
 	done
 	[ $n -le $MAX_N ] || { echo "FAIL: $name: a fault point still reached at N=$MAX_N"; bad=$((bad + 1)); }
 	# Where the fault points failed, and what the operation returned.
-	echo "$name: the fault points, by the place the allocation failed (the first frames above it):"
+	echo "$name: the fault points, by the place the allocation failed (the first frames above it;"
+	echo "    '-': failed without a stack, as fault injection fails a __GFP_NOWARN allocation such"
+	echo "    as kmemleak's own record of an object, which then comes from kmemleak's pool):"
 	awk 'function flush(k) { if (k in from) ns[k] = ns[k] (ns[k] == "" ? "" : ",") from[k] (last[k] > from[k] ? "-" last[k] : "") }
 	     { split($4, s, "="); split($2, r, "="); k = s[2] " -> rc " r[2]; n = substr($1, 3) + 0
 	       if (!(k in from)) { o[m++] = k; from[k] = n }
 	       else if (n != last[k] + 1) { flush(k); from[k] = n }
 	       last[k] = n }
 	     END { for (i = 0; i < m; i++) { flush(o[i]); printf "    %s: N=%s\n", o[i], ns[o[i]] } }' "$log"
+	progress "$name: no fault point left at N=$n; kmemleak scan"
 	l=$(leaks)
+	progress "$name: the check after the loop"
 	if [ -n "$l" ]; then
 		echo "$name: kmemleak: $(echo "$l" | wc -l) unreferenced objects:"
 		while IFS= read -r s; do
@@ -253,7 +271,13 @@ ksw_lines() {
 	LKV=$(name_line_for test2)
 	[ -n "$L0" ] && [ -n "$L2" ] && [ -n "$L4" ] && [ -n "$LKV" ] || fail "no lines from $KT and kwatchctl resolve"
 }
-ksw_state() { cat $KSW; echo "armed_now $(stat_of armed_now)"; }
+# The states are read with builtins: a fork costs on this kernel.
+readf() { local x; IFS= read -r -d '' x <"$1"; printf '%s' "$x"; }
+ksw_state() {
+	local k v
+	readf $KSW
+	while read -r k v _; do [ "$k" != armed_now ] || echo "armed_now $v"; done <$STATS
+}
 # ksw_set LINE...: exactly these watches.
 ksw_set() {
 	local l
@@ -287,10 +311,6 @@ ksw_works() {
 	expect_eq "catch reports of test0, once on each CPU" "$(reports)" "$(nproc)"
 }
 
-t_ksw_replace_v4() { ksw_lines && fault_op ksw_replace_v4 ksw_one ksw_state ksw_works $KSW "$L0"; }
-t_ksw_replace_kv() { ksw_lines && fault_op ksw_replace_kv ksw_one ksw_state ksw_works $KSW "fn=canary_test_overflow"; }
-t_ksw_add_kv() { ksw_lines && fault_op ksw_add_kv ksw_one ksw_state ksw_works -a $KSW "$LKV"; }
-t_ksw_add_v4_var() { ksw_lines && fault_op ksw_add_v4_var ksw_one ksw_state ksw_works -a $KSW "$L2"; }
 t_ksw_remove() { ksw_lines && fault_op ksw_remove ksw_two ksw_state ksw_works -a $KSW "-$L0"; }
 t_ksw_empty() { ksw_lines && fault_op ksw_empty ksw_two ksw_state ksw_works $KSW ""; }
 t_ksw_malformed() { ksw_lines && fault_op ksw_malformed ksw_one ksw_state ksw_works $KSW "fn=canary_test_write wl=3"; }
@@ -303,12 +323,13 @@ sym_range() {
 	grep '\[kwatch_wprobe_target\]' /proc/kallsyms | sort |
 		awk -v f="$1" '$3 == f { s = $1; next } s && !e { e = $1 } END { print "0x" s, "0x" e }'
 }
-triggers() { grep -v '^#' "$1" || true; }
+triggers() { local l; while IFS= read -r l; do [[ $l == \#* ]] || echo "$l"; done <"$1"; }
 wp_state() {
-	cat $DE
-	ls $T/events/wprobes 2>/dev/null | tr '\n' ' '
+	local f e
+	readf $DE
+	for f in $T/events/wprobes/*; do [ -e "$f" ] && printf '%s ' "${f##*/}"; done
 	echo
-	for f in $T/events/wprobes/*/enable; do [ -e "$f" ] && echo "${f#$T/events/} $(cat "$f")"; done
+	for f in $T/events/wprobes/*/enable; do [ -e "$f" ] && read -r e <"$f" && echo "${f#$T/events/} $e"; done
 	echo "kmalloc: $(triggers $KMALLOC_TR)"
 	echo "kfree: $(triggers $KFREE_TR)"
 }
@@ -383,7 +404,7 @@ t_clear_wprobe_remove() { wp_o && fault_op clear_wprobe_remove wp_o_clear wp_sta
 
 # The runs since the operation's set-up: 0 before, 1 after a run.
 KFT_BASE=0
-kft_runs() { cat $KFT/_config/num_invocations; }
+kft_runs() { local r; read -r r <$KFT/_config/num_invocations; echo "$r"; }
 kft_setup() { KFT_BASE=$(kft_runs); }
 kft_state() { echo "runs $(($(kft_runs) - KFT_BASE))"; }
 kft_works() {
@@ -406,7 +427,7 @@ t_kft_input_simple_pkcs7() {
 
 # --- CPU hotplug with a watch and an enabled wprobe in place ---------------
 
-hp_state() { echo "cpu1 online $(cat $CPU1)"; ksw_state; wp_state; }
+hp_state() { local o; read -r o <$CPU1; echo "cpu1 online $o"; ksw_state; wp_state; }
 hp_setup() { wp_f_on && echo "$L0" >$KSW; }
 hp_up() { echo 1 >$CPU1 2>/dev/null; [ "$(cat $CPU1)" = 1 ] && hp_setup; }
 hp_down() { hp_up && echo 0 >$CPU1; }
@@ -432,6 +453,15 @@ t_cpu_online() {
 	[ -w $CPU1 ] || { skip "cpu1 cannot go offline"; return; }
 	ksw_lines && fault_op cpu_online hp_down hp_state hp_works $CPU1 1
 }
+
+# --- KStackWatch's writes that arm a watch --------------------------------
+# Last: registering the probes (kprobes, fprobes, ftrace) has by far the
+# most fault points, and a run cut by its time limit reports the rest.
+
+t_ksw_replace_v4() { ksw_lines && fault_op ksw_replace_v4 ksw_one ksw_state ksw_works $KSW "$L0"; }
+t_ksw_replace_kv() { ksw_lines && fault_op ksw_replace_kv ksw_one ksw_state ksw_works $KSW "fn=canary_test_overflow"; }
+t_ksw_add_kv() { ksw_lines && fault_op ksw_add_kv ksw_one ksw_state ksw_works -a $KSW "$LKV"; }
+t_ksw_add_v4_var() { ksw_lines && fault_op ksw_add_v4_var ksw_one ksw_state ksw_works -a $KSW "$L2"; }
 
 t_no_splat_between() {
 	local bad
