@@ -94,7 +94,7 @@ leaks() {
 # still works after the loop.
 fault_op() {
 	local name=$1 setup=$2 state=$3 check=$4 n out erc expect before after msgs
-	local inj rc at site splat verdict bad=0 tried=0 passed=0 absorbed=0 redo=1 l s opts=()
+	local inj rc at site splat verdict bad=0 tried=0 passed=0 absorbed=0 inherited=0 redo=1 l s opts=()
 	local log=$LOG/$name.log
 	shift 4
 	# fail-nth's options first: a TEXT that starts with "-" is no option.
@@ -173,6 +173,17 @@ fault_op() {
 			[ "$after" = "$before" ] || verdict="$verdict failed ($rc), but the state changed;"
 		fi
 		[ "$after" = "$before" ] || redo=1
+		if [ -n "$verdict" ] && [ -z "$splat" ] && [ "$rc" = 0 ] && [ "$erc" = 0 ] &&
+			[[ $msgs == *__trace_add_new_event* ]]; then
+			# 6.1's trace_add_event_call() ignores a failure to make an
+			# event's files in a trace instance (__add_event_to_tracers()
+			# drops __trace_add_new_event()'s error): every dynamic event,
+			# a kprobe as much as a wprobe, is then made without some of
+			# them.  Listed as 6.1's, not the series'.
+			inherited=$((inherited + 1))
+			site="$site(6.1:files-left-out)"
+			verdict=
+		fi
 		echo "N=$n rc=$rc at=$at site=$site${verdict:+ FAIL:$verdict}" >>"$log"
 		if [ -n "$verdict" ]; then
 			bad=$((bad + 1))
@@ -218,7 +229,7 @@ fault_op() {
 		echo "$name: kmemleak: no leak"
 	fi
 	$check || { echo "FAIL: $name: the check after the loop failed"; bad=$((bad + 1)); }
-	echo "fault-points $name: $tried tried, $passed passed ($absorbed of them absorbed: success with the failure injected), $((tried - passed)) failed; no fault point left at N=$n"
+	echo "fault-points $name: $tried tried, $passed passed ($absorbed of them absorbed: success with the failure injected; $inherited of them 6.1's event files left out), $((tried - passed)) failed; no fault point left at N=$n"
 	[ $bad -eq 0 ]
 }
 
@@ -393,6 +404,26 @@ trig_works() {
 }
 
 t_wprobe_create() { wp_none && fault_op wprobe_create wp_none wp_state wp_works -a $DE "$WP_F"; }
+# The control: the same for a kprobe event.  6.1's own partial states
+# (event files left out, above) show here as they do for a wprobe.
+KP='p:kw_p kwt_write_var'
+kp_state() {
+	local f
+	readf $DE
+	for f in $T/events/kprobes/kw_p/*; do [ -e "$f" ] && printf '%s ' "${f##*/}"; done
+	echo
+}
+kp_works() {
+	wp_none || return 1
+	echo "$KP" >>$T/kprobe_events || fail "cannot create kw_p" || return 1
+	echo 1 >$T/events/kprobes/kw_p/enable
+	echo >$T/trace
+	echo 'write 5' >$VAR
+	echo 0 >$T/events/kprobes/kw_p/enable
+	grep -q 'kw_p: (kwt_write_var' $T/trace || fail "kw_p recorded no hit: $(grep kw_p $T/trace)" || return 1
+	wp_clean
+}
+t_kprobe_create_control() { wp_none && fault_op kprobe_create_control wp_none kp_state kp_works -a $T/kprobe_events "$KP"; }
 t_wprobe_enable() { wp_f && fault_op wprobe_enable wp_f wp_state wp_works $T/events/wprobes/kw_f/enable 1; }
 t_wprobe_remove() { wp_f && fault_op wprobe_remove wp_f wp_state wp_works -a $DE "-:kw_f"; }
 t_set_wprobe_add() { wp_o && fault_op set_wprobe_add wp_o wp_state trig_works -a $KMALLOC_TR "$SET_TR"; }
