@@ -58,8 +58,9 @@ run() {
 	d=$(readlink -f "$KWATCH_TOP/build/last-storm-$name")
 	{
 		echo "$name: $($qemu --version | head -1): $v (run $d)"
-		grep -E '^ *(not )?ok [0-9]+ - ' "$d/ktap.txt" 2>/dev/null | sed 's/^/    /'
-		grep -a -m3 -E 'RIP: 0010:0x0|KASAN: use-after-free|int3' "$d/console.log" 2>/dev/null | sed 's/^/    console: /'
+		grep -E '^ *(not )?ok [0-9]+ - |rounds in' "$d/ktap.txt" 2>/dev/null | sed 's/^/    /' || true
+		echo "    console: $(grep -a -c 'RIP: 0010:0x0' "$d/console.log" 2>/dev/null || true) oopses at RIP 0," \
+			"$(grep -a -c 'KASAN: use-after-free' "$d/console.log" 2>/dev/null || true) KASAN use-after-free reports"
 	} >>"$REPORT"
 	say "$name: $v"
 }
@@ -71,3 +72,6 @@ run() {
 run debian "$(command -v qemu-system-x86_64)"
 run backports "$BPO_DIR/root/usr/bin/qemu-system-x86_64"
 cat "$REPORT" >&2
+# A measurement: the verdicts are in the report; the target fails only
+# when it could not run.
+exit 0
