@@ -115,7 +115,7 @@ for s in "${SUITES[@]}"; do
 		$0 ~ "# Subtest: " s "$" { on = 1; next }
 		on && / (not )?ok [0-9]+ / { n++; if ($0 ~ / not ok /) bad++ }
 		on && $0 ~ " ok [0-9]+ " s "$" { exit }
-		END { printf "%d cases, %d not ok", n - 0, bad - 0 }' "$console")
+		END { printf "%d results of cases and parameters, %d not ok", n - 0, bad - 0 }' "$console")
 	case $l in
 	"ok "*) report "KUnit $s: ok ($cases)" ;;
 	*) report "FAIL: KUnit $s: ${l:-no result} ($cases)"; rc=1 ;;
