@@ -386,17 +386,23 @@ wp_o() {
 wp_o_set() { wp_o && echo "$SET_TR" >>$KMALLOC_TR; }
 wp_o_clear() { wp_o && echo "clear_wprobe:kw_o:ptr+8" >>$KFREE_TR; }
 
+# event_fires FILE DEF GROUP/EVENT WRITE PATTERN: the event DEF, made in
+# FILE, records a hit (PATTERN in the trace) when WRITE goes to $VAR.
+event_fires() {
+	local ev=${3#*/}
+	echo "$2" >>"$1" || fail "cannot create $ev" || return 1
+	echo 1 >$T/events/$3/enable
+	echo >$T/trace
+	echo "$4" >$VAR
+	echo 0 >$T/events/$3/enable
+	grep -q "$5" $T/trace || fail "$ev recorded no hit: $(grep "$ev" $T/trace)"
+}
+
 # A wprobe still records hits, and all debug registers are free.
 wp_works() {
-	wp_none || return 1
-	dr_all_free || return 1
-	echo "$WP_F" >>$DE || fail "cannot create kw_f" || return 1
-	echo 1 >$T/events/wprobes/kw_f/enable
-	echo >$T/trace
-	echo 'write 7' >$VAR
-	echo 0 >$T/events/wprobes/kw_f/enable
-	grep -q 'kw_f: (kwt_write_var+0x.*value=0x7$' $T/trace || fail "kw_f recorded no hit: $(grep kw_f $T/trace)" || return 1
-	wp_clean
+	wp_none && dr_all_free &&
+		event_fires $DE "$WP_F" wprobes/kw_f 'write 7' 'kw_f: (kwt_write_var+0x.*value=0x7$' &&
+		wp_clean
 }
 
 # The triggers still move a wprobe: set_wprobe on kmalloc points kw_o at
@@ -431,14 +437,7 @@ kp_state() {
 	echo
 }
 kp_works() {
-	wp_none || return 1
-	echo "$KP" >>$T/kprobe_events || fail "cannot create kw_p" || return 1
-	echo 1 >$T/events/kprobes/kw_p/enable
-	echo >$T/trace
-	echo 'write 5' >$VAR
-	echo 0 >$T/events/kprobes/kw_p/enable
-	grep -q 'kw_p: (kwt_write_var' $T/trace || fail "kw_p recorded no hit: $(grep kw_p $T/trace)" || return 1
-	wp_clean
+	wp_none && event_fires $T/kprobe_events "$KP" kprobes/kw_p 'write 5' 'kw_p: (kwt_write_var' && wp_clean
 }
 t_kprobe_create_control() { wp_none && fault_op kprobe_create_control wp_none kp_state kp_works -a $T/kprobe_events "$KP"; }
 t_wprobe_enable() { wp_f && fault_op wprobe_enable wp_f wp_state wp_works $T/events/wprobes/kw_f/enable 1; }
