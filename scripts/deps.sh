@@ -38,10 +38,12 @@ PACKAGES=(
 
 # make cross-test only (the series on arm64): asked for with --cross.
 CROSS_PACKAGES=(gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-system-arm)
-if [ "${1:-}" = --cross ]; then
-	PACKAGES+=("${CROSS_PACKAGES[@]}")
-	shift
-fi
+# make storm-ab only: fetching bookworm-backports' QEMU (--storm).
+STORM_PACKAGES=(curl xz-utils)
+case ${1:-} in
+--cross) PACKAGES+=("${CROSS_PACKAGES[@]}"); shift ;;
+--storm) PACKAGES+=("${STORM_PACKAGES[@]}"); shift ;;
+esac
 
 # One dpkg-query for the lot: this runs at the start of every make.
 mapfile -t missing < <(

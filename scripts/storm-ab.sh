@@ -24,6 +24,7 @@ BPO_DIR=$KWATCH_CACHE/qemu-bpo
 BPO_URL=${STORM_AB_MIRROR:-http://deb.debian.org/debian}
 REPORT=$KWATCH_TOP/build/storm-ab.txt
 mkdir -p "$KWATCH_TOP/build"
+"$KWATCH_TOP/scripts/deps.sh" --storm || exit 1
 
 # QEMU from bookworm-backports: the three packages of qemu-system-x86,
 # unpacked; their libraries are bookworm's (a backport is built on it).
