@@ -59,7 +59,7 @@ include tests/vm/tools/tools.mk
 include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
-	kernel modules rootfs image host check unit checkpatch test vm-test \
+	kernel modules rootfs image host check unit unit-build checkpatch test vm-test \
 	debug-test kcsan-test fault-test cross-test storm-ab fault-sweep vm run bench stream-profile loop-bench clean \
 	fresh-check install deb \
 	deb-test FORCE
@@ -81,7 +81,7 @@ help:
 	@echo "make deb             the kwatch .deb (debhelper) in build/deb/"
 	@echo "make deb-test        kernel and kwatch packages installed by apt into a plain bookworm VM, booted, checked"
 	@echo "make vm              boot the guest with a root shell on the console (Ctrl-a x quits)"
-	@echo "make fresh-check     the README's set-up proved from nothing: make check and the platform suite in a fresh bookworm minbase"
+	@echo "make fresh-check     the README's set-up proved from nothing: everything built and `make run` in a fresh bookworm minbase"
 	@echo "make kernel          apply kernel-series/ and build the test kernel"
 	@echo "make kernel-tree     make $(KSRC) an editable git tree with the series applied"
 	@echo "make series-export   turn the commits in that tree back into kernel-series/*.patch"
@@ -163,6 +163,9 @@ $(B)/unit/kcsan_reports: tests/unit/kcsan-reports.sh tests/unit/check.sh scripts
 unit: $(UNIT_TESTS)
 	@set -e; for t in $(UNIT_TESTS); do echo "== $$t"; $$t; done
 
+# Every host test program built, none run (make fresh-check).
+unit-build: $(UNIT_TESTS)
+
 checkpatch: kernel-tree
 	@scripts/checkpatch.sh
 
@@ -232,7 +235,7 @@ run: image $(B)/daemon/kwatchctl
 	@scripts/vm.sh run
 
 # A bookworm minbase system with only make and git, the checkout cloned in,
-# `make check` and `make test SUITE=platform` run there (CI runs it first).
+# everything built and `make run` run there (CI runs it first).
 fresh-check:
 	@scripts/fresh-check.sh
 

@@ -62,8 +62,11 @@ fi
 say "installing ${#missing[@]} Debian packages: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 log=$(mktemp /tmp/kwatch-apt.XXXXXX)
+t0=$(date +%s)
 run_logged "$log" "apt-get update" apt-get update -q -o Acquire::Retries=3
 run_logged "$log" "apt-get install" \
 	apt-get install -y -q -o Acquire::Retries=3 --no-install-recommends "${missing[@]}"
 rm -f "$log"
 say "installed ${#missing[@]} packages"
+# A whole install (the default list on a machine that has none of it).
+[ ${#missing[@]} -lt 15 ] || kw_time deps $(($(date +%s) - t0))

@@ -7,10 +7,14 @@
 # apt sources.  Each run unpacks it anew, clones the checkout's committed
 # HEAD into it, and runs there, in a chroot, as root:
 #
-#	make check
-#	make test SUITE=platform
+#	make unit-build image
+#	make run
 #
-# with a KWATCH_CACHE of its own that starts empty but for the host's
+# that is: every package scripts/deps.sh installs, the kernel tree and
+# build, every host program and host test program compiled (not run:
+# `make test` runs them, and CI runs `make test` next), the guest image,
+# and the README's `make run` (boot, the demonstration, its events), which
+# `make test` does not run.  It runs with a KWATCH_CACHE of its own that starts empty but for the host's
 # ccache (bind-mounted), so the kernel compiles from a warm compiler cache
 # while every package, extraction and other build step happens as on a
 # fresh machine.  It passes only when both commands pass, and prints how
@@ -38,7 +42,7 @@ SOURCES=(
 	"deb $SECURITY bookworm-security main"
 )
 PACKAGES=(make git)
-STEPS=${KWATCH_FRESH_STEPS:-make check;make test SUITE=platform}
+STEPS=${KWATCH_FRESH_STEPS:-make unit-build image;make run}
 # Inside the system: the README's default cache path, so that the kernel's
 # compiler command lines (and so ccache's keys) are the host's.
 IN_CACHE=/var/cache/kwatch

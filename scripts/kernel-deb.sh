@@ -46,4 +46,5 @@ rm -rf "$tree"
 say "added usr/lib/kwatch/stackvars/$kver to $(basename "$img")"
 cat "$KBUILD/arch/x86/boot/bzImage" "$KBUILD/.config" "$0" | sha256sum | cut -c1-16 >"$out/key"
 say "$(cd "$out" && ls ./*.deb | sed 's|^\./||' | tr '\n' ' ')in $(($(date +%s) - t0))s"
+kw_time kernel_deb $(($(date +%s) - t0))
 echo "$out"

@@ -97,6 +97,30 @@ run_logged() {
 	fi
 }
 
+# Step times, measured: kw_time KEY SECONDS records how long a step took
+# on this machine in $KWATCH_CACHE/times (one "KEY SECONDS DATE" line a
+# key, the last run's); kw_measured KEY prints it, or, on a cache that has
+# not run the step yet, the project's own measurement of it on the
+# reference machine (scripts/measured-times, a file of the same lines,
+# refreshed from a cache's times by `scripts/plan.sh --save`).  plan.sh
+# and the closing lines of make test print these, never a constant.
+KW_TIMES=$KWATCH_CACHE/times
+kw_time() {
+	mkdir -p "$KWATCH_CACHE"
+	{
+		grep -v "^$1 " "$KW_TIMES" 2>/dev/null || true
+		echo "$1 $2 $(date -u +%Y-%m-%d)"
+	} >"$KW_TIMES.tmp" && mv "$KW_TIMES.tmp" "$KW_TIMES"
+}
+kw_measured() {
+	local f v
+	for f in "$KW_TIMES" "$KWATCH_TOP/scripts/measured-times"; do
+		v=$(awk -v k="$1" '$1 == k { print $2; exit }' "$f" 2>/dev/null)
+		[ -z "$v" ] || { echo "$v"; return 0; }
+	done
+	return 1
+}
+
 # The test-only patches: applied after the series, for the test kernel
 # only (never for upstream); a commit whose message has this trailer is
 # one, and series.sh export writes it back to $TEST_ONLY_DIR.

@@ -6,14 +6,30 @@
 . "$(dirname "$0")/lib.sh"
 KW_STEP=kwatch
 
-# Seconds each step took on the reference machine (2 cores, no KVM), from
-# nothing: the README's "Measured times".
-T_DEPS=30
-T_TREE=60
-T_KERNEL_COLD=550
-T_KERNEL_WARM=70
-T_ROOTFS=25
-T_KERNEL_DEB=75
+# Seconds each step took: this cache's last run of it, or the project's
+# own measurement on the reference machine (lib.sh: kw_measured).
+m() { kw_measured "$1" || echo 0; }
+T_DEPS=$(m deps)
+T_TREE=$(m tree)
+T_KERNEL_COLD=$(m kernel_cold)
+T_KERNEL_WARM=$(m kernel_warm)
+T_ROOTFS=$(m rootfs)
+T_KERNEL_DEB=$(m kernel_deb)
+
+# plan.sh --save: this cache's times become the project's figures
+# (scripts/measured-times, committed), after a run from nothing.
+if [ "${1:-}" = --save ]; then
+	[ -s "$KW_TIMES" ] || die "no times in $KW_TIMES yet: run make test on a fresh cache first"
+	{
+		echo "# Seconds each long step took on the reference machine (2 cores, no KVM),"
+		echo "# measured, not estimated: KEY SECONDS DATE, written by scripts/plan.sh --save"
+		echo "# from a cache's times (scripts/lib.sh: kw_time).  plan.sh and make test's"
+		echo "# closing lines print these where this machine has not run a step yet."
+		sort "$KW_TIMES"
+	} >"$KWATCH_TOP/scripts/measured-times"
+	say "scripts/measured-times: $(grep -vc '^#' "$KWATCH_TOP/scripts/measured-times") figures from $KW_TIMES"
+	exit 0
+fi
 
 need_image=0 need_kernel=0 need_kdeb=0
 for g in "$@"; do
@@ -49,8 +65,19 @@ fi
 if [ $need_kdeb -eq 1 ] && ! compgen -G "$KWATCH_CACHE/deb/linux-image-*.deb" >/dev/null; then
 	step "package the test kernel as .debs with bindeb-pkg (make test's deb tier)" $T_KERNEL_DEB
 fi
+# What make test runs after the set-up: its tiers, as last measured.
+tiers=()
+if [ $need_kdeb -eq 1 ]; then
+	for t in host:"host tier (unit tests, checkpatch)" vm:"VM suites" storm:"storm tier" deb:"deb tier"; do
+		v=$(m "test_${t%%:*}")
+		[ "$v" -gt 0 ] && tiers+=("${t#*:} $(about "$v")") && total_t=$((${total_t:-0} + v))
+	done
+fi
 [ ${#steps[@]} -gt 0 ] || exit 0
 
 say "first 'make $*' with this cache ($KWATCH_CACHE): before the real work, $(about $total) of set-up:"
 for s in "${steps[@]}"; do say "  - $s"; done
-say "each long step prints a progress line every 30 s; later runs reuse all of it"
+[ ${#tiers[@]} -eq 0 ] ||
+	say "then the tests, $(about "$total_t"): $(IFS=,; echo "${tiers[*]}" | sed 's/,/, /g')"
+say "each long step prints a progress line every 30 s (each VM test a line); later runs reuse all of it"
+say "(figures: this cache's last runs, else scripts/measured-times, the reference machine's)"

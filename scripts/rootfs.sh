@@ -17,6 +17,7 @@ fi
 mkdir -p "$ROOTFS_DIR"
 pkgs=$(grep -v '^#' "$LIST" | xargs | tr ' ' ',')
 say "mmdebstrap bookworm minbase + $pkgs (a few minutes, once)"
+t0=$(date +%s)
 log=$ROOTFS_DIR/mmdebstrap-$key.log
 run_logged "$log" mmdebstrap \
 	mmdebstrap --variant=minbase --mode=root --format=tar \
@@ -31,4 +32,5 @@ mv "$tarball.tmp" "$tarball"
 # Keep only the current one.
 find "$ROOTFS_DIR" -name 'bookworm-*.tar' ! -name "$(basename "$tarball")" -delete
 say "rootfs ready: $tarball ($(du -h "$tarball" | cut -f1))"
+kw_time rootfs $(($(date +%s) - t0))
 echo "$tarball"

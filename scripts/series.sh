@@ -122,10 +122,13 @@ save_local_work() {
 }
 
 cmd_tree() {
+	local t0 fresh=0
+	t0=$(date +%s)
 	mkdir -p "$KWATCH_CACHE/src"
 	if [ ! -d "$KSRC/.git" ] || ! git_k rev-parse -q --verify kwatch-base >/dev/null; then
 		extract
 		init_git
+		fresh=1
 	elif [ "$(cat "$KSRC/.git/kwatch-tarball" 2>/dev/null)" != "$(tarball_id)" ]; then
 		if [ -f "$STATE" ] && [ "$(git_k rev-parse HEAD)" != "$(cut -d' ' -f2 "$STATE")" ]; then
 			die "$LINUX_TARBALL changed but $KSRC has unexported commits: run 'make series-export' first"
@@ -162,6 +165,7 @@ cmd_tree() {
 		save_local_work
 	fi
 	apply_series
+	[ $fresh -eq 0 ] || kw_time tree $(($(date +%s) - t0))
 }
 
 is_test_only() {

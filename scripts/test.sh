@@ -12,10 +12,23 @@ SUMMARY=$B/host/ktap-summary
 rc_host=0
 rc_vm=0
 
+# tier NAME: the time since the last call is tier NAME's; with the whole
+# set, it is this cache's figure for plan.sh (lib.sh: kw_time).
+declare -A took
+tier_t0=$(date +%s)
+tier() {
+	took[$1]=$(($(date +%s) - tier_t0))
+	[ "$suites" != all ] || kw_time "test_$1" "${took[$1]}"
+	tier_t0=$(date +%s)
+}
+fmt() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
 say "host tier: unit tests and checkpatch"
 KWATCH_CHECK_KTAP=$B/check.ktap "$KWATCH_TOP/scripts/check.sh" "$@" || rc_host=$?
+tier host
 say "VM tier: suite(s) $suites"
 KWATCH_RUN_LINK=$B/last-vm-run "$KWATCH_TOP/scripts/vm.sh" test "$suites" || rc_vm=$?
+tier vm
 
 # The reconfiguration storm (kstackwatch_storm, MANUAL in the run above)
 # in a boot of its own, with the whole set: QEMU's TCG with one host thread
@@ -29,6 +42,7 @@ if [ "$suites" = all ]; then
 	say "storm tier: kstackwatch_storm in a boot of its own (TCG, one host thread)"
 	KWATCH_TCG_THREAD=single KWATCH_RUN_LINK=$B/last-storm-run \
 		"$KWATCH_TOP/scripts/vm.sh" test kstackwatch_storm || rc_storm=$?
+	tier storm
 fi
 
 # The packages in a plain bookworm VM (make deb-test), with the whole set.
@@ -40,6 +54,7 @@ if [ "$suites" = all ]; then
 	say "deb tier: the kernel and kwatch packages installed into a plain bookworm VM"
 	KWATCH_RUN_LINK=$B/last-deb-run "$KWATCH_TOP/scripts/deb-test.sh" \
 		"$(ls "$B"/deb/kwatch_*_amd64.deb)" || rc_deb=$?
+	tier deb
 fi
 
 # subtest N NAME RC KTAP: tier N's results nested, then its verdict.
@@ -68,5 +83,6 @@ run_ktap() { echo "$(readlink -f "$B/$1" 2>/dev/null)/ktap.txt"; }
 	fi
 } >"$B/test.ktap"
 echo "== make test: host and VM tiers together (KTAP: $B/test.ktap)"
+echo "   times: $(for t in host vm storm deb; do [ -n "${took[$t]:-}" ] && printf '%s %s, ' $t "$(fmt "${took[$t]}")"; done)the tiers in all $(elapsed)"
 "$SUMMARY" "$B/test.ktap" || true
 [ $rc_host -eq 0 ] && [ $rc_vm -eq 0 ] && [ $rc_storm -eq 0 ] && [ $rc_deb -eq 0 ]

@@ -130,14 +130,28 @@ vm_boot() {
 	rm -f "$VM_RAM"
 }
 
-# cmd_test's step: the results as they arrive, and a heartbeat while there
-# are none.
+# cmd_test's step: the results as they arrive, each test's with its time
+# and where its suite is ("[suite 3/28, 4m12s]": tests done of the
+# suite's plan, time since the guest booted), and a heartbeat while there
+# are none.  The suite's state (suite, plan, secs) is the caller's.
 test_step() {
-	local n
+	local n line el
 	n=$(wc -l <"$run/ktap.txt")
 	if [ "$n" -gt "$shown" ]; then
-		sed -n "$((shown + 1)),${n}p" "$run/ktap.txt" |
-			grep -E '^ *(not ok|ok) ' | sed 's/^/  /' >&2 || true
+		while IFS= read -r line; do
+			case $line in
+			"    # Subtest: "*) suite=${line#    # Subtest: } plan=? ;;
+			"    1.."*) plan=${line#    1..} ;;
+			"    # "*": "[0-9]*" s") secs=${line##*: } ;;
+			"    ok "* | "    not ok "*)
+				el=$(($(date +%s) - t0))
+				printf '  %s (%s) [%s %s/%s, %dm%02ds]\n' "${line#    }" "${secs:-?}" \
+					"$suite" "$(echo "$line" | awk '{ print ($1 == "ok" ? $2 : $3) }')" \
+					"$plan" $((el / 60)) $((el % 60)) >&2
+				secs= ;;
+			"ok "* | "not ok "*) echo "  $line" >&2 ;;
+			esac
+		done < <(sed -n "$((shown + 1)),${n}p" "$run/ktap.txt")
 		shown=$n
 		last_beat=$(date +%s)
 	elif [ $(($(date +%s) - last_beat)) -ge 30 ]; then
@@ -162,7 +176,7 @@ failed_diag() {
 }
 
 cmd_test() {
-	local suites=${1:-all} run t0 shown=0 last_beat rc=0 verdict
+	local suites=${1:-all} run t0 shown=0 last_beat rc=0 verdict suite=? plan=? secs=
 	run=$(new_run_dir "${suites//,/+}")
 	[ -z "${KWATCH_RUN_LINK:-}" ] || ln -sfn "$run" "$KWATCH_RUN_LINK"
 	qemu_args "$run"

@@ -13,6 +13,15 @@
 # on.  A test during which the guest rebooted without saying so fails, and
 # the tests after it run.  With KTAP_ONLY set (a bash regular expression),
 # only the tests whose names match it run; the others are reported skipped.
+#
+# Benchmarks are functions named b_* (reported as bench_*): they measure
+# (rates, ratios side by side) rather than assert, so they run only when
+# KTAP_BENCH=1 (make bench, kwatch.bench=1 on the guest's command line),
+# in definition order among the suite's t_* tests, which may set up what
+# they use.  Without it they are not in the plan at all.
+#
+# Each test's wall time is its last diagnostic line ("# NAME: N s") and
+# goes to the console as a progress line.
 
 KTAP_TEST_TIMEOUT=${KTAP_TEST_TIMEOUT:-180}
 # A test that needs longer sets KTAP_TIMEOUT_<its function>=SECONDS.
@@ -80,7 +89,9 @@ ktap_nest() { sed 's/^/    /' "$@"; }
 ktap_main() {
 	local tests=() t n=0 failed=0 out first=1 mode state=${KTAP_STATE:-}
 	shopt -s extdebug
-	mapfile -t tests < <(for f in $(declare -F | awk '$3 ~ /^t_/ {print $3}'); do
+	local pat='^t_' t0 name
+	[ "${KTAP_BENCH:-0}" != 1 ] || pat='^[tb]_'
+	mapfile -t tests < <(for f in $(declare -F | awk -v pat="$pat" '$3 ~ pat {print $3}'); do
 		declare -F "$f"
 	done | sort -k2 -n | awk '{print $1}')
 	shopt -u extdebug
@@ -97,8 +108,10 @@ ktap_main() {
 	for t in "${tests[@]}"; do
 		n=$((n + 1))
 		[ $n -ge "$first" ] || continue
-		if [ -n "${KTAP_ONLY:-}" ] && ! [[ ${t#t_} =~ $KTAP_ONLY ]]; then
-			echo "ok $n - ${t#t_} # SKIP not selected ($KTAP_ONLY)"
+		name=${t#t_}
+		[ "$name" = "$t" ] && name=bench_${t#b_}
+		if [ -n "${KTAP_ONLY:-}" ] && ! [[ $name =~ $KTAP_ONLY ]]; then
+			echo "ok $n - $name # SKIP not selected ($KTAP_ONLY)"
 			continue
 		fi
 		mode=
@@ -106,8 +119,8 @@ ktap_main() {
 		if [ $n -eq "$first" ] && [ -n "$state" ] && [ -s "$state" ]; then
 			if [ ! -e "$state.reboot" ]; then
 				sed 's/^/# /' "$out"
-				echo "# ${t#t_}: the guest rebooted during this test (a kernel panic?)"
-				echo "not ok $n - ${t#t_}"
+				echo "# $name: the guest rebooted during this test (a kernel panic?)"
+				echo "not ok $n - $name"
 				failed=1
 				continue
 			fi
@@ -116,19 +129,22 @@ ktap_main() {
 			mode=append
 		fi
 		[ -z "$state" ] || { echo "$n $failed" >"$state"; sync; }
+		t0=$SECONDS
 		_ktap_run_one "$t" "$out" $mode
 		# A test that expected a reboot which did not come.
 		[ -z "$state" ] || rm -f "$state.reboot"
 		# Lines a test marks "KTAP:" are nested KTAP, the rest diagnostics.
 		grep -v '^KTAP:' "$out" | sed 's/^/# /'
+		echo "# $name: $((SECONDS - t0)) s"
+		echo "kwatch-progress: $name: $((SECONDS - t0)) s" >/dev/console 2>/dev/null || true
 		sed -n 's/^KTAP:/    /p' "$out"
 		case $KTAP_RC in
-		0) echo "ok $n - ${t#t_}" ;;
-		77) echo "ok $n - ${t#t_} # SKIP $(tail -n1 "$out")" ;;
+		0) echo "ok $n - $name" ;;
+		77) echo "ok $n - $name # SKIP $(tail -n1 "$out")" ;;
 		124) own=KTAP_TIMEOUT_$t
-		     echo "# ${t#t_}: timed out after ${!own:-$KTAP_TEST_TIMEOUT}s"
-		     echo "not ok $n - ${t#t_}"; failed=1 ;;
-		*) echo "not ok $n - ${t#t_}"; failed=1 ;;
+		     echo "# $name: timed out after ${!own:-$KTAP_TEST_TIMEOUT}s"
+		     echo "not ok $n - $name"; failed=1 ;;
+		*) echo "not ok $n - $name"; failed=1 ;;
 		esac
 	done
 	rm -f "$out"

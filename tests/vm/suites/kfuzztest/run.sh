@@ -394,21 +394,22 @@ guided_run() {
 # that matches its region, a nested record's tag).  kfuzztest-fuzz
 # (libFuzzer steered by the writing task's KCOV coverage) runs on it from
 # an empty corpus until its first kernel report, which must be the bug's
-# KASAN report; libFuzzer's crash file replays it.  Then as many random
-# inputs from the same derived schema (kfuzztest-bridge -t) as the guided
-# run took: no report.  Both are timed, in one boot.
+# KASAN report; libFuzzer's crash file replays it.  The benchmark after it
+# (make bench) runs as many random inputs from the same derived schema:
+# no report, both timed in one boot.
 GUIDED_BUDGET_S=420
 KTAP_TIMEOUT_t_guided_finds_bug=900
 t_guided_finds_bug() {
-	local F=/opt/kwatch/bin/kfuzztest-fuzz t=test_guided_frame s e rc execs gms rms n0 crash
+	local F=/opt/kwatch/bin/kfuzztest-fuzz t=test_guided_frame n0 crash
 	need_kasan || return
 	[ -e /sys/kernel/debug/kcov ] || fail "no /sys/kernel/debug/kcov (CONFIG_KCOV)" || return 1
-	rm -rf $W/corpus $W/art
+	rm -rf $W/corpus $W/art $W/guided_execs
 	mkdir -p $W/corpus $W/art
 	mark
 	guided_run $W/guided.log $GUIDED_BUDGET_S $W/corpus --target=$t --table=$TAB --size=16 \
 		--keep=$W/guided_keep -artifact_prefix=$W/art/ || return 1
-	gms=$GMS execs=$EXECS
+	echo "$EXECS $GMS" >$W/guided_execs
+	echo "guided: first report after $EXECS executions, $(secs_rate $GMS $EXECS) (TCG)"
 	since_mark | grep -m1 'BUG: KASAN: slab-out-of-bounds in guided_frame_sum' ||
 		fail "the report is not the KASAN report in guided_frame_sum" || return 1
 	expect_eq "corpus inputs kept" "$(ls $W/corpus | wc -l | awk '{ print ($1 > 0) }')" 1 || return 1
@@ -422,7 +423,15 @@ t_guided_finds_bug() {
 	# libFuzzer's crash file replays it through the harness.
 	$F --target=$t --table=$TAB --size=16 -error_exitcode=3 "$crash" 2>$W/replay.log
 	expect_eq "the crash file replayed: exit status" $? 3 || { tail -5 $W/replay.log; return 1; }
-	# Unguided: the same number of random inputs, the same schema.
+}
+
+# Unguided: as many random inputs from the same schema as the guided run
+# above took, timed beside it.
+b_guided_vs_random() {
+	local t=test_guided_frame s e rc execs gms rms
+	need_kasan || return
+	[ -s $W/guided_execs ] || fail "no guided run to compare with (guided_finds_bug failed?)" || return 1
+	read -r execs gms <$W/guided_execs
 	mark
 	s=$(date +%s%N)
 	$B -t $TAB -s 16 -n $execs -k $W/random_keep $t /dev/urandom
@@ -525,7 +534,7 @@ pm_time() {	# pm_time CMD...: run it, print its milliseconds
 	e=$(date +%s%N)
 	echo $(((e - s) / 1000000))
 }
-t_pmsg_record_cost() {
+b_pmsg_record_cost() {
 	local F=/opt/kwatch/bin/kfuzztest-fuzz n=1000 runs=3000 i t a=0 b=0 c=0 d=0
 	[ -c /dev/pmsg0 ] || fail "no /dev/pmsg0 (CONFIG_PSTORE_PMSG and ramoops)" || return 1
 	mark
@@ -553,7 +562,7 @@ t_pmsg_record_cost() {
 
 # Runs per second through debugfs for the trivial target: one writer, then
 # two in parallel (runs of one target are serialised).
-t_runs_per_second() {
+b_runs_per_second() {
 	local n=2000 one two a b
 	kft_blob $W/triv "0:16" "" "$(trivial_payload 5)"
 	one=$(/opt/kwatch/bin/kfuzztest-bench $KFT/test_trivial/input $W/triv $n) || fail "bench: $one" || return 1

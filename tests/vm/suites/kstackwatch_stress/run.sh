@@ -25,7 +25,7 @@ t_no_false_report_after_return() {
 }
 
 # Cost of a call to a watched function vs unwatched, and IPIs per re-point.
-t_bench() {
+b_bench() {
 	local n=3000 base probes armed two i0 a0 d0 i1 a1 d1
 	bench() { mark; echo "bench $n" >$KT; since_mark | sed -n 's/.* \([0-9]*\) ns\/call/\1/p' | tail -n1; }
 	ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / (b ? b : 1) }'; }

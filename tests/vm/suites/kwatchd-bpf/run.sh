@@ -625,7 +625,7 @@ kwatchd_drain() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; }
 
-t_event_path_vs_bare_reader() {
+b_event_path_vs_bare_reader() {
 	local n=4000 k ms pid out=/tmp/path T=/sys/kernel/tracing
 	rm -f $out.*
 	cat >$CONF/kwatchd.conf <<CONF
@@ -778,7 +778,20 @@ spool_pack_run() {
 	echo "${caps//$'\n'/, }: a pack of $n blobs ($src) in $(((t1 - t0) / 1000000)) ms, $RUN_US us each"
 }
 
-t_fuzz_cost_attached_vs_detached() {
+# The spool's settings as the replay sees them, in a few blobs (the
+# benchmark below, make bench, times thousands): a batch of 256 with pmsg,
+# a blob at a time without, and a pack's verdicts one an input.
+t_spool_batch_settings() {
+	kft_blob $W/tcost "0:16" "" "$(trivial_payload 5)"
+	spool_run 40 "bpf = yes" || return 1
+	expect_eq "batch with pmsg" "$RUN_BATCH" 256 || return 1
+	spool_run 10 "$(printf 'bpf = yes\npmsg = no')" || return 1
+	expect_eq "batch without pmsg" "$RUN_BATCH" 1 || return 1
+	spool_pack_run 64 "bpf = yes" tcost || return 1
+	spool_pack_run 64 "bpf = yes" bridge
+}
+
+b_fuzz_cost_attached_vs_detached() {
 	local runs=3000 r_on r_off us_no us_yes us_one us_pack us_bridge
 	local bench=/opt/kwatch/bin/kfuzztest-bench
 	kft_blob $W/tcost "0:16" "" "$(trivial_payload 5)"

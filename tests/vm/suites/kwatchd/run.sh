@@ -572,7 +572,7 @@ t_stalled_client_gets_lost_record() {
 	grep -q 'gaps=0' $ST/stalled.sum || fail "the stalled client saw a gap no lost record covers"
 }
 
-t_events_per_second() {
+b_events_per_second() {
 	# Unpaced: as fast as the daemon's loop goes; drops are counted, not failures.
 	local n=5000 k i t
 	for k in 1 4; do
@@ -590,7 +590,7 @@ t_events_per_second() {
 	status_field dropped
 }
 
-t_blobs_per_second_daemon_vs_shell() {
+b_blobs_per_second_daemon_vs_shell() {
 	# The same 200 blobs, written to the same FIFO stand-in: by the daemon
 	# (claim, write, move, with the fsyncs) and by a shell loop.  The blobs
 	# are placed while the target is off; the clock runs from turning it on.
