@@ -71,8 +71,10 @@ cmd_config() {
 
 cmd_build() {
 	cmd_config
-	local t0 log=$KBUILD/.kwatch-build.log total
+	local t0 log=$KBUILD/.kwatch-build.log total warm=cold
 	t0=$(date +%s)
+	# As plan.sh tells them apart: a compiler cache that holds a build.
+	[ "$(du -sm "$CCACHE_DIR" 2>/dev/null | cut -f1)" -lt 64 ] 2>/dev/null || warm=warm
 	total=$(cat "$KBUILD/.kwatch-objects" 2>/dev/null || echo 1870)
 	say "building linux $(cd "$KSRC" && make -s kernelversion)$(grep -oP '(?<=^CONFIG_LOCALVERSION=")[^"]*' "$KBUILD/.config") in $KBUILD (-j$KWATCH_JOBS, ccache in $CCACHE_DIR)"
 	KW_PROGRESS_RE='^  (CC|AS|LD|BTF|AR)' KW_PROGRESS_TOTAL=$total \
@@ -84,6 +86,8 @@ cmd_build() {
 	local secs=$(($(date +%s) - t0))
 	say "kernel ready: $KBUILD/arch/x86/boot/bzImage ($built steps, $((secs / 60))m$((secs % 60))s)"
 	echo "$secs" >"$KBUILD/.kwatch-last-build-seconds"
+	# A whole build (not a few files' rebuild), of the default flavour.
+	[ "$built" -lt 1500 ] || [ -n "$KWATCH_FLAVOR" ] || kw_time kernel_$warm "$secs"
 }
 
 case ${1:-build} in
