@@ -22,8 +22,19 @@
 #include "util.h"
 
 #define FUZZ_BATCH 64
-/* A pack's blobs run at most this many to a turn of the loop. */
-#define FUZZ_PACK_SLICE 256
+/* A batch's or a pack's blobs run at most this many, and for at most this
+ * long, to a turn of the loop: the rest wait for the next turn, after the
+ * clients, status requests and the watchdog that came meanwhile.  A slow
+ * target (a write of milliseconds) must not hold the loop for 256 of
+ * them. */
+#define FUZZ_SLICE 16
+#define FUZZ_SLICE_USEC 10000
+
+/* A slice that began at @t0 and ran @i blobs has room for one more. */
+static bool slice_room(unsigned int i, unsigned int slice, uint64_t t0)
+{
+	return i < slice && (i == 0 || kw_now_usec() - t0 < FUZZ_SLICE_USEC);
+}
 
 static void result_event(struct kwd *d, struct fuzz_rt *z, const struct spool_result *res)
 {
@@ -400,6 +411,7 @@ static int run_pack(struct fuzz_rt *z, unsigned int slice)
 	char name[NAME_MAX + 1], path[PATH_MAX * 2], blob[NAME_MAX + 1];
 	struct spool_result res;
 	struct kwd *d = z->d;
+	uint64_t t0 = kw_now_usec();
 	unsigned int i;
 	int r;
 
@@ -422,7 +434,7 @@ static int run_pack(struct fuzz_rt *z, unsigned int slice)
 	}
 	snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir, spool_dir_name[SPOOL_INFLIGHT],
 		 p->name);
-	for (i = 0; i < slice && p->next < p->n; i++) {
+	for (i = 0; slice_room(i, slice, t0) && p->next < p->n; i++) {
 		unsigned int k = p->next;
 		bool ours;
 
@@ -454,16 +466,19 @@ static int run_pack(struct fuzz_rt *z, unsigned int slice)
 	return 0;
 }
 
-/* A batch: claimed with one round of syncs, each blob written in turn (its BPF
- * records and any report read while it is the blob in flight), then all
- * moved on with one more; a batch whose moves failed is finished first.
- * *unfit counts queue entries that are no blob, for replay_one(). */
-static int run_batch(struct fuzz_rt *z, unsigned int *unfit)
+/* A batch: claimed with one round of syncs, its blobs written in turn, a
+ * slice to a turn of the loop (each blob's BPF records and any report read
+ * while it is the blob in flight), then all moved on with one more round;
+ * a batch whose moves failed is finished first.  0 with blobs left for
+ * the next turn.  *unfit counts queue entries that are no blob, for
+ * replay_one(). */
+static int run_batch(struct fuzz_rt *z, unsigned int slice, unsigned int *unfit)
 {
 	struct spool_batch *b = z->batch;
 	char path[PATH_MAX * 2];
+	uint64_t t0 = kw_now_usec();
 	struct kwd *d = z->d;
-	bool deferred = false;
+	bool put_back;
 	unsigned int i;
 	int r;
 
@@ -474,32 +489,37 @@ static int run_batch(struct fuzz_rt *z, unsigned int *unfit)
 			return r;
 		if (!b->n)
 			return -ENOENT;
-		for (i = 0; i < b->n; i++) {
-			bool ours;
+		z->batch_put_back = false;
+	}
+	for (i = 0; !z->batch_put_back && b->ran < b->n && slice_room(i, slice, t0); i++) {
+		unsigned int k = b->ran;
+		bool ours;
 
-			snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir,
-				 spool_dir_name[SPOOL_INFLIGHT], b->name[i]);
-			kwd_tie(d, z->file.fuzz.target, b->name[i], path);
-			r = spool_batch_exec(&z->spool, b, i, &ours);
-			kwbpf_poll(d);
-			crash_drain(d);
-			kwd_untie(d);
-			if (r < 0 && ours) {
-				/* Not the blob's fault: it and the rest go back
-				 * to the queue, retried later. */
-				deferred_event(d, z, b->name[i], r);
-				deferred = true;
-				break;
-			}
+		snprintf(path, sizeof(path), "%s/%s/%s", z->spool.dir,
+			 spool_dir_name[SPOOL_INFLIGHT], b->name[k]);
+		kwd_tie(d, z->file.fuzz.target, b->name[k], path);
+		r = spool_batch_exec(&z->spool, b, k, &ours);
+		kwbpf_poll(d);
+		crash_drain(d);
+		kwd_untie(d);
+		if (r < 0 && ours) {
+			/* Not the blob's fault: it and the rest go back to
+			 * the queue, retried later. */
+			deferred_event(d, z, b->name[k], r);
+			z->batch_put_back = true;
 		}
 	}
+	if (!z->batch_put_back && b->ran < b->n)
+		return 0;
 	r = spool_batch_finish(&z->spool, b);
 	if (r < 0)
 		return r;	/* what ran is kept; finished on the next try */
 	for (i = 0; i < b->ran; i++)
 		finished(z, &b->res[i]);
 	b->n = 0;
-	return deferred ? -EAGAIN : 0;
+	put_back = z->batch_put_back;
+	z->batch_put_back = false;
+	return put_back ? -EAGAIN : 0;
 }
 
 /* What a replay step returned: 0 (unstalled, and the next step in
@@ -525,18 +545,20 @@ static void timer_result(struct fuzz_rt *z, int r, uint64_t next_us)
 	schedule(z, next_us);
 }
 
-/* Loose blobs: a batch, or up to FUZZ_BATCH one at a time (one with a
- * rate).  0, -ENOENT (none queued) or as timer_result() takes. */
-static int run_loose(struct fuzz_rt *z)
+/* Loose blobs: a batch, or one at a time up to FUZZ_BATCH or the slice's
+ * time (one with a rate).  0, -ENOENT (none queued) or as timer_result()
+ * takes. */
+static int run_loose(struct fuzz_rt *z, unsigned int slice)
 {
 	unsigned int i, batch = z->file.fuzz.rate ? 1 : FUZZ_BATCH;
+	uint64_t t0 = kw_now_usec();
 	struct spool_result res;
 	int r;
 
 	if (z->batch) {
 		unsigned int unfit;
 
-		r = run_batch(z, &unfit);
+		r = run_batch(z, slice, &unfit);
 		/* An entry that is no blob: refused the way one at a time
 		 * refuses it (the smallest name first). */
 		if ((r == 0 || r == -ENOENT) && unfit) {
@@ -549,7 +571,7 @@ static int run_loose(struct fuzz_rt *z)
 		}
 		return r;
 	}
-	for (i = 0; i < batch; i++) {
+	for (i = 0; slice_room(i, batch, t0); i++) {
 		r = replay_one(z, &res);
 		if (r < 0)
 			return i && r == -ENOENT ? 0 : r;
@@ -563,7 +585,7 @@ static int run_loose(struct fuzz_rt *z)
 static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct fuzz_rt *z = userdata;
-	unsigned int slice = z->file.fuzz.rate ? 1 : FUZZ_PACK_SLICE;
+	unsigned int slice = z->file.fuzz.rate ? 1 : FUZZ_SLICE;
 	uint64_t next = z->file.fuzz.rate ? 1000000 / z->file.fuzz.rate : 0;
 	int r;
 
@@ -580,8 +602,10 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 		finished(z, &z->res);
 	}
 	/* Packs and loose blobs take turns: a whole pack (in slices, the
-	 * loop free between them), then a batch or a few blobs. */
-	if (z->pack->name[0] || z->pack_turn) {
+	 * loop free between them), then a whole batch (the same) or a few
+	 * blobs.  A batch half-way keeps the turn: a pack's records must not
+	 * come between its own. */
+	if (!(z->batch && z->batch->n) && (z->pack->name[0] || z->pack_turn)) {
 		z->pack_turn = false;
 		r = run_pack(z, slice);
 		if (r != -ENOENT) {
@@ -589,7 +613,7 @@ static int on_timer(sd_event_source *s, uint64_t usec, void *userdata)
 			return 0;
 		}
 	}
-	r = run_loose(z);
+	r = run_loose(z, slice);
 	z->pack_turn = true;
 	if (r == -ENOENT) {
 		z->pack_turn = false;
@@ -647,6 +671,20 @@ static void rt_free(struct fuzz_rt *z)
 {
 	sd_event_source_disable_unref(z->inotify);
 	sd_event_source_disable_unref(z->timer);
+	/* Stopped between the slices of a batch: what ran moves on, what did
+	 * not goes back to the queue, as a finished batch's would. */
+	if (z->batch && z->batch->n) {
+		int r = spool_batch_finish(&z->spool, z->batch);
+		unsigned int i;
+
+		if (r < 0)
+			log_warning_errno(r, "fuzz %s: a batch stopped half-way: %m; the next start recovers it",
+					  z->file.fuzz.target);
+		else
+			for (i = 0; i < z->batch->ran; i++)
+				finished(z, &z->batch->res[i]);
+		z->batch->n = 0;
+	}
 	if (z->pack)
 		spool_pack_release(&z->spool, z->pack);
 	spool_close(&z->spool);

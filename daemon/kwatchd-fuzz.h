@@ -38,6 +38,7 @@ struct fuzz_rt {
 	bool unfinished;		/* res ran, but its move or record failed */
 	struct spool_result res;
 	struct spool_batch *batch;	/* NULL: a blob at a time */
+	bool batch_put_back;		/* the batch's rest goes back (our failure) */
 	struct spool_pack *pack;	/* the pack in flight, if pack->name[0] */
 	bool pack_turn;			/* a pack goes next, then loose blobs */
 	bool stalled;			/* a spool failure was reported; cleared on success */

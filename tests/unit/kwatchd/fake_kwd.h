@@ -19,13 +19,14 @@
 #include "tmpdir.h"
 #include "util.h"
 
-static char events[64][4096];
+#define FAKE_EVENTS_MAX 512
+static char events[FAKE_EVENTS_MAX][4096];
 static unsigned int n_events;
 
 void kwd_emit(struct kwd *d, json_object *ev)
 {
 	(void)d;
-	if (n_events < 64)
+	if (n_events < FAKE_EVENTS_MAX)
 		snprintf(events[n_events++], sizeof(events[0]), "%s",
 			 json_object_to_json_string_ext(ev, JSON_C_TO_STRING_PLAIN |
 							JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -62,9 +63,12 @@ void kwbpf_wprobe_detach(struct kwd *d, const char *name)
 }
 #endif
 
+/* Called after each blob the daemon writes: the tests count them. */
+static unsigned int fake_bpf_polls;
 bool kwbpf_poll(struct kwd *d)
 {
 	(void)d;
+	fake_bpf_polls++;
 	return false;
 }
 

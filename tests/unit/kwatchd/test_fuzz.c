@@ -176,6 +176,52 @@ static void packs_beside_blobs(void **state)
 	free_kwd(d);
 }
 
+/* A batch (pmsg set) of the 256 smallest of 300 queued blobs runs in
+ * slices, the loop free between them: no turn of the loop writes more than
+ * 16 blobs.  Stopped half-way through and started again, every blob is
+ * written once, its fuzz_exec said once, and it ends in done/. */
+static void batch_in_slices(void **state)
+{
+	unsigned int i, before, most = 0, turns = 0;
+	struct kwd *d = new_kwd();
+	char name[32], want[64];
+
+	(void)state;
+	snprintf(d->set.pmsg, sizeof(d->set.pmsg), "%s/pmsg", root);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, d->set.pmsg, "", 0), 0);
+	start(d, "[fuzz]\ntarget = t\n");
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "b%03u", i);
+		drop(d, name, "blob");
+	}
+	fake_bpf_polls = 0;
+	while (fake_bpf_polls < 100 && turns++ < 10000) {
+		before = fake_bpf_polls;
+		sd_event_run(d->ev, 10000);
+		if (fake_bpf_polls - before > most)
+			most = fake_bpf_polls - before;
+	}
+	print_message("%u blobs written in %u turns, at most %u in one\n", fake_bpf_polls, turns,
+		      most);
+	assert_true(fake_bpf_polls >= 100);
+	assert_true(most <= 16);
+	/* Half-way through the first batch: stopped, then started again. */
+	assert_true(fake_bpf_polls < 256);
+	fuzz_stop_all(d);
+	start(d, "[fuzz]\ntarget = t\n");
+	for (turns = 0; count("fuzz_exec", NULL) < 300 && turns < 100; turns++)
+		run_for(d, 100);
+	assert_int_equal(count("fuzz_exec", NULL), 300);
+	assert_int_equal(fake_bpf_polls, 300);
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "b%03u", i);
+		snprintf(want, sizeof(want), "\"blob\":\"%s\"", name);
+		assert_int_equal(count("fuzz_exec", want), 1);
+		assert_true(in(d, "done", name));
+	}
+	free_kwd(d);
+}
+
 /* input = simple: the blob goes to input_simple, as it is. */
 static void spool_to_input_simple(void **state)
 {
@@ -660,6 +706,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(guided_runs, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(guided_lines),
 		cmocka_unit_test_setup_teardown(packs_beside_blobs, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(batch_in_slices, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(spool_to_input_simple, tmpdir_setup,
 						tmpdir_teardown),
 	};
