@@ -3,9 +3,10 @@
 #
 # Boots the guest twice: once for the suites in KCSAN_SUITE (default the
 # kcsan suite, which nests the stress suites), once for kstackwatch_storm
-# with its two vCPUs on one host thread, as make test runs it (README: the
-# storm; a hang is said, not failed, and the boot is cut at
-# KCSAN_STORM_TIMEOUT seconds; KCSAN_STORM=0 leaves it out).  Then every KCSAN report in both consoles is classified
+# with its two vCPUs on one host thread, as make test runs it
+# (docs/kernel-series.md, "The storm"; a hang is said, not failed, and the
+# boot is cut at KCSAN_STORM_TIMEOUT seconds; KCSAN_STORM=0 leaves it
+# out).  Then every KCSAN report in both consoles is classified
 # (scripts/kcsan-reports.sh); the classes and the reports go to
 # build/kcsan-report.txt.  Fails if a suite failed or a race is in the
 # series' code.
@@ -39,7 +40,7 @@ if [ "$STORM" != 0 ]; then
 			storm="FAILED (see $d)"
 			rc=1
 		else
-			storm="did not finish in ${STORM_TIMEOUT}s: hung (the known TCG hang of the storm, README); its reports so far are counted"
+			storm="did not finish in ${STORM_TIMEOUT}s: hung (the known TCG hang of the storm, docs/kernel-series.md); its reports so far are counted"
 		fi
 	fi
 	consoles+=("$(readlink -f "$KWATCH_TOP/build/last-kcsan-storm-run")/console.log")

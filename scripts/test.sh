@@ -33,7 +33,8 @@ tier vm
 # The reconfiguration storm (kstackwatch_storm, MANUAL in the run above)
 # in a boot of its own, with the whole set: QEMU's TCG with one host thread
 # for both vCPUs, since with a thread per vCPU it executes stale
-# translations of code the guest has patched (README: "the storm").
+# translations of code the guest has patched (docs/kernel-series.md, "The
+# storm").
 rc_storm=0
 storm_tier=0
 if [ "$suites" = all ]; then

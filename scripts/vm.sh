@@ -26,7 +26,8 @@ VM_CPUS=${KWATCH_VM_CPUS:-2}
 # runs the vCPUs in turn, to tell a TCG multi-threading effect from a bug.
 VM_TCG_THREAD=${KWATCH_TCG_THREAD:-multi}
 # KWATCH_QEMU: another qemu-system-x86_64 binary (the storm's A/B against a
-# newer QEMU: README, "The storm"); the default is Debian's, from PATH.
+# newer QEMU: docs/kernel-series.md, "The storm"); the default is Debian's,
+# from PATH.
 VM_QEMU=${KWATCH_QEMU:-qemu-system-x86_64}
 # All default suites in one boot took 1553 s in the CI-like run of 5cbd336;
 # kfuzztest's guided-against-random benchmark adds some 400 s.

@@ -7,10 +7,21 @@ T=/sys/kernel/tracing
 W=/tmp/kft
 mkdir -p $W
 
-le32() { printf '%08x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/'; }
-le64() { printf '%016x' "$1" | sed 's/\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)\(..\)/\8\7\6\5\4\3\2\1/'; }
-zeros() { printf '%*s' $(($1 * 2)) '' | tr ' ' 0; }
-hex2bin() { printf "$(echo "$1" | sed 's/../\\x&/g')" >"$2"; }
+# Bash builtins only (no sed, tr or echo | pipe a call): each program run
+# is a fork and an exec, tens of milliseconds under TCG, and a blob takes
+# dozens of these.
+le32() { local h; printf -v h '%08x' "$1"; echo "${h:6:2}${h:4:2}${h:2:2}${h:0:2}"; }
+le64() {
+	local h
+	printf -v h '%016x' "$1"
+	echo "${h:14:2}${h:12:2}${h:10:2}${h:8:2}${h:6:2}${h:4:2}${h:2:2}${h:0:2}"
+}
+zeros() { local z; printf -v z '%*s' $(($1 * 2)) ''; echo "${z// /0}"; }
+hex2bin() {
+	local i e=
+	for ((i = 0; i < ${#1}; i += 2)); do e+="\\x${1:i:2}"; done
+	printf "$e" >"$2"
+}
 
 # kft_blob OUT "OFF:SIZE ..." "RID:ROFF:VAL ..." PAYLOAD_HEX [PADDING] [MAGIC] [VERSION]
 # Writes a v0 input to OUT.  Without PADDING, the padding is the least

@@ -107,3 +107,11 @@ $(KFT_INPUTS)/pkcs7.der:
 	rm -f $(@D)/key.pem
 
 GUEST_TARGETS += $(KFT_INPUTS)/pkcs7.der
+
+# The README, for the readme suite, which runs its quick starts' guest
+# blocks as written.
+$(B)/guest/opt/kwatch/README.md: README.md
+	@mkdir -p $(@D)
+	cp $< $@
+
+GUEST_TARGETS += $(B)/guest/opt/kwatch/README.md

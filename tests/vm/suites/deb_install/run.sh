@@ -9,6 +9,19 @@
 # when the variable is written, and the same in the journal; a fuzz.d file
 # with generate = yes fuzzes a target with nothing else.  MANUAL: only
 # that image runs it (make deb-test).
+#
+# What it asserts: the running kernel is the package's and kwatch is
+# installed; the kwatch interfaces are there (/proc/kstackwatch, w: dynamic
+# events, KFuzzTest targets, BTF); the postinst made the group kwatch and
+# started both units (socket 660 kwatch, BPF loaded); a wprobe.d file on
+# kptr_restrict gives wprobe_created, then wprobe_hit and wprobe_sample when
+# the sysctl is written, and the entry in the journal; kwatchctl resolve
+# silent_corruption_victim 'data[2]' works from the index the linux-image
+# package carries and a watch.d file with only function and variable arms
+# the watch; a fuzz.d file with generate = yes gives a whole batch for
+# test_trivial and, for test_underflow_on_buffer, a crash event tied to the
+# input kept in crashes/.  make test runs it as its deb tier (with
+# SUITE=all).
 . /opt/kwatch/tests/guest/ktap.sh
 . /opt/kwatch/tests/guest/kwatchd.sh
 field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",]*\).*/\1/p"; }

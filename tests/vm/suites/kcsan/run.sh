@@ -10,6 +10,15 @@
 # 6.1's (scripts/kcsan-reports.sh).  The tests here make sure KCSAN was on
 # and watched: a suite that passes on a kernel where KCSAN never set a
 # watchpoint proves nothing.
+#
+# What it asserts: KCSAN is on and its boot selftest passed;
+# kstackwatch_stress's tests, two watches on clean_frame() armed and
+# disarmed from both CPUs at once (frames armed, no report, nothing armed at
+# the end), wprobes' repoint_stress, cpu_hotplug, storm_guard and
+# repoint_guard, and kfuzztest's concurrent_writers, nested (KTAP_ONLY),
+# each ROUNDS times, pass under it; KCSAN set watchpoints meanwhile.  The
+# races themselves are judged on the host (make kcsan-test,
+# build/kcsan-report.txt).
 . /opt/kwatch/tests/guest/ktap.sh
 
 . /opt/kwatch/tests/guest/kstackwatch.sh

@@ -5,6 +5,71 @@
 # refused with EINVAL and no report, a length past its buffer's region
 # refused with EINVAL and no report, a failed constraint visible in the
 # kfuzztest_done trace event, and runs per second through debugfs.
+#
+# What it asserts: the four sample targets have a 0200 input file under
+# /sys/kernel/debug/kfuzztest/, the same targets (and their constraints and
+# annotations) are listed from vmlinux by the host tool kfuzztest-list
+# (tests/host/, libelf; its listing is put in the image), and
+# _config/minalign is 8; the parser's KUnit suite passed at boot (it also
+# checks that the target records are in .rodata, that a refused input is
+# left byte for byte as it was, and the region sizes a body sees);
+# kfuzztest-bridge with each sample's schema and /dev/urandom gives the
+# sample's KASAN report, an input it kept with -o replays it, a schema error
+# names its line and column and a short stream is refused; an input built by
+# the suite's own encoder (kft_blob, the v0 format in bash) gives one KASAN
+# slab-out-of-bounds report in overflow_on_nested_buffer and one in
+# underflow_on_buffer; 19 malformed inputs, one per rule of the format, each
+# get EINVAL with no report; a length field past its buffer's region (an
+# 8-byte buffer said to be 4096 bytes or 2^63) is refused with EINVAL
+# (result=-22) and no report by the structured twins of
+# test_pkcs7_parse_message and test_simple_record and by
+# test_rsa_parse_pub_key, where the unfixed series gave 41 KASAN reports in
+# look_up_OID, sprint_oid, asn1_ber_decoder and simple_record_sum, and the
+# same inputs with the region's length run to their end; a failed
+# KFUZZTEST_EXPECT_* shows as result=1 in kfuzztest:kfuzztest_done; valid
+# PKCS#7 and RSA (PKCS#1 DER) inputs made with openssl on the host, and 60
+# random inputs from the bridge, run through the three crypto targets to
+# completion with no report.
+#
+# Raw buffers: the sample test_simple_record (FUZZ_TEST_SIMPLE) has
+# input_simple (0200) beside its structured twin's input, both listed by
+# kfuzztest-list; a whole record runs to its end (kfuzztest_done result 0)
+# with no report, a record without its checksum byte is one KASAN report in
+# simple_record_sum through input_simple and through input, a 64 KiB + 1
+# write is EINVAL (KUnit covers the empty one), and 200 raw inputs from
+# kfuzztest-bridge -r all run; the KUnit suite kfuzztest_simple passed at
+# boot.
+#
+# Derived schemas: schemas derived from the running kernel's BTF and the
+# image's target table (kfuzztest-bridge -t) give, for every target, the
+# hand-written schema's input byte for byte (a target the test has no schema
+# for fails it), and 100 random inputs from the derived schema run each body
+# to its end at least as often as 100 from the hand-written one
+# (test_trivial: 100 vs 0; the derivation's time printed).
+#
+# Coverage guidance: kfuzztest-fuzz (libFuzzer steered by KCOV) on
+# test_guided_frame from an empty corpus stops at its first report, the
+# KASAN report in guided_frame_sum, and its kept input and libFuzzer's crash
+# file each replay it (executions and seconds to the bug printed); the seed
+# article's bug, PKCS#7's off-by-one (pkcs7_message.test_off_by_one, off by
+# default and after the test): a valid message parses with it on, cut one
+# byte short it is read past its end with it on and refused without a report
+# with it off, kfuzztest-fuzz --raw from an empty corpus finds it (KASAN in
+# asn1_ber_decoder under pkcs7_parse_message; the crash file and the kept
+# input are the same and replay it), and as many random raw inputs give no
+# report (executions and seconds printed).
+#
+# Last: six writers at once (three on test_trivial, one each on a raw
+# record, a PKCS#7 message and an RSA key, 100 writes each): every write
+# returns its size and num_invocations grows by exactly the number of
+# writes; a writer killed in a run (the NULL-pointer sample's oops in
+# read_through) leaves the target usable: the next write to it returns.
+#
+# Benchmarks (b_*, make bench only): b_guided_vs_random (as many random
+# inputs from the same derived schema as the guided run took: no report,
+# both timed in one boot), b_pmsg_record_cost (the bridge and kfuzztest-fuzz
+# with and without the pmsg record of each input) and b_runs_per_second
+# (runs per second for one writer and for two).
 . /opt/kwatch/tests/guest/ktap.sh
 
 . /opt/kwatch/tests/guest/kfuzztest.sh

@@ -2,6 +2,44 @@
 # Suite "kstackwatch": KStackWatch in the booted guest.  The test module's
 # /proc/kstackwatch_test prints, for each test, the /proc/kstackwatch line
 # that watches it, measured on this kernel: no offset is hard-coded.
+#
+# What it asserts: the parser's KUnit suite passed at boot (both line
+# forms); test0-test3 each give exactly one catch report naming the watched
+# and the corrupting function (test3 at depths 3 and 5, reported at that
+# depth only), set by names alone (kwatchctl resolve from the image's stack
+# variable index; the kernel picks the probe point and shows it after the
+# line read back), and for test2 and test3 the kernel's offset of the
+# variable from the stack pointer equals the one the test module measures;
+# the time to read the index and to resolve one variable, cold and warm
+# (printed); the v4 lines still catch; fn=kfree (no canary) and a variable
+# outside the frame are refused with their reason logged, a missing variable
+# gets the list of the real ones and a 32-byte one the elements to name;
+# test5, a call with stack arguments taken back mid-body before the store:
+# its one frame release point is the epilogue, and the catch fires.
+#
+# Several watches (>> adds, -LINE removes): two watches on two functions
+# both catch, removing one leaves the other firing, the same line twice is
+# EEXIST and removing a gone one ENOENT, a plain write replaces them all and
+# an empty one removes them; beside a watch on held_frame (test8, armed 10
+# ms at a time by the module's "hold" kthread sleeping in it), 20 test0 runs
+# give 20 reports, each on test0's own watch, and the sleeping frame is
+# never written to; a watched function calling another watched function
+# (test7) gives both catches, the callee's first, and one function watched
+# at depths 3 and 5 at once one report at each; with a wprobe holding a
+# debug register three watches fit and the fourth is ENOSPC with a log line
+# saying the registers are taken, without it four fit and a fifth is ENOSPC
+# ("all 4 watches are in use"), and after the empty write a wprobe gets a
+# register again.
+#
+# With the watch disarmed, no report; malformed lines, and an ip_offset past
+# the function's end (the next function's start), get EINVAL and an unknown
+# function an error while the previous watch stays and still fires; a second
+# opener gets EBUSY; the kstackwatch:ksw_catch trace event carries the
+# report's address, length, ip, function, depth, pid and the watch's line
+# (config); no kernel splat; last, test6: the task oopses inside the watched
+# function and dies there: no report, nothing left armed (died counts it),
+# and the next watch arms and catches as usual (skipped on a lockdep kernel,
+# where the oops would turn lockdep off).
 . /opt/kwatch/tests/guest/ktap.sh
 
 . /opt/kwatch/tests/guest/kstackwatch.sh

@@ -3,6 +3,25 @@
 # reconfigured while a kthread on each CPU runs the probed function
 # (the test module's "storm").  First the probe machinery alone (kprobe,
 # kretprobe, function tracer, from tracefs), then KStackWatch.
+#
+# MANUAL in the main run: make test runs it in a boot of its own with
+# KWATCH_TCG_THREAD=single (the "storm" tier), since QEMU 7.2's
+# multi-threaded TCG breaks the guest here, not KStackWatch
+# (docs/kernel-series.md, "The storm"; make storm-ab).
+#
+# What it asserts: probes re-registered under load, with no KStackWatch:
+# while a kthread per CPU calls clean_frame(), a kprobe at its arm point, a
+# kretprobe on it and the function tracer on its entry (a tracefs instance
+# of the suite's own) are created, enabled, disabled and removed 10 times,
+# each of the three fires in every round, no splat; reconfigurations under
+# load: /proc/kstackwatch rewritten 30 times (two lines for that function,
+# one for another, an invalid line, an empty write): no report, nothing
+# armed at the end, the guest alive; 20 rewrites of clean_frame()'s watch
+# with the same function and point register its probes once (19 "probes ...
+# kept", the frame release points logged once), and the watch that took
+# probes over catches test0's store.  kwatch.storm_rounds=N and
+# kwatch.storm_rewrites=N on the kernel command line (KWATCH_CMDLINE) scale
+# the first two.
 . /opt/kwatch/tests/guest/ktap.sh
 
 . /opt/kwatch/tests/guest/kstackwatch.sh

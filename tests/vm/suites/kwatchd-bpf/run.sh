@@ -2,6 +2,77 @@
 # Suite "kwatchd-bpf": kwatchd's libbpf programs and crash capture, all on
 # the real interfaces: /proc/kstackwatch, the KFuzzTest debugfs inputs, a
 # wprobe, /dev/kmsg.  Events are read from the daemon's socket.
+#
+# What it asserts: every attach point loads (no bpf_unavailable); for each
+# KStackWatch test (test0-test3), from a watch file with only function,
+# variable and depth, one catch event naming the watched function, a
+# corrupting ip in the right function, and a BPF stack whose top frame is
+# the corrupting function (and the second its caller where it is fixed)
+# reaching vfs_write, and the kernel's report of it one crash event whose
+# frames name the watched function and not the return trampoline the exit
+# probe left in the stack (printed as trace_clock_x86_tsc+0x10/0x10); a
+# missing and a register-only variable each a config_error saying so while
+# the watch in force stays armed; several watch files: each one watch in
+# /proc/kstackwatch, status lists them with max_watches 4, the fifth file is
+# a config_error (ENOSPC) naming the limit, removing one file disarms only
+# its watch, and each catch and the crash name the watch that fired
+# (definition, watch_file); catch-to-socket latency (printed).
+#
+# Fuzzing: eight blobs from a real KFuzzTest spool each give fuzz_entry <
+# fuzz_done < fuzz_exec in seq order naming the blob; a blob that overflows
+# gives one crash event (kasan, overflow_on_nested_buffer, target, blob)
+# with the blob and its report in crashes/<target>/, a second such blob a
+# crash_repeat with count 2; a fuzz.d file with generate = yes and no spool:
+# test_trivial in whole batches (fuzz_batch done, 200 inputs, inputs per
+# second printed, the file under generators in the status), a target with no
+# schema a config_error in the bridge's words, and
+# test_underflow_on_buffer's first input stops its batch (fuzz_batch report,
+# exit status 3) with one crash event (underflow_on_buffer) tied to the
+# batch's input file, which is in crashes/<target>/ with the report and
+# replays the same report; a raw-buffer target through kwatchd (input =
+# simple): a spooled record without its checksum is one crash in
+# simple_record_sum tied to the blob and kept with it, and generate = yes
+# writes raw inputs in whole batches (inputs per second printed); generate =
+# guided on test_guided_frame, starting from a corpus in corpus/<target>/
+# that holds a near miss (five of the six bytes right): fuzz_stats events
+# with kernel edges and the corpus while it runs, the file under generators
+# with mode guided, and the first report a fuzz_batch (mode guided, report,
+# exit status 3) and one crash in guided_frame_sum tied to the run's input,
+# kept in crashes/<target>/ with its report and replaying it, with
+# libFuzzer's crash file beside it (inputs per second printed).
+#
+# Crashes: a WARNING and a page-fault oops each one crash event of their
+# kind naming their function (the oops a write); a target that oopses in the
+# daemon's own write (a stand-in whose input is the platform module's crash
+# file) kills kwatchd, systemd restarts it, the blob is set aside as
+# interrupted and the oops is one crash event tied to it, kept in crashes/;
+# six such blobs in a row are each set aside by a restart of their own, and
+# the daemon is active at the end with the spool empty (the unit's start
+# limit, 60 starts in 10 min, lets them through; systemd's default would
+# have stopped it).
+#
+# The stream: a wprobe burst of 3000 writes with the daemon stopped and a 4
+# KiB ring buffer gives a lost record, and delivered + lost = 3000; BPF
+# events per second to a kwatchctl follow -T wprobe_sample client
+# (subscribed: no wprobe_hit reaches it; printed); the spool's settings in a
+# few blobs (t_spool_batch_settings): 40 queued blobs claimed in batches
+# (batch 256 in the status), 10 a blob at a time with pmsg = no (batch 1),
+# and a pack of 64 copies of one blob and one of 64 inputs from
+# kfuzztest-bridge -O, each with 64 verdicts in its results; 500 events
+# reach the host through virtio-serial with the same seq numbers a socket
+# client saw (checked by vm.sh on the host).
+#
+# Benchmarks (b_*, make bench only): b_event_path_vs_bare_reader, kwatchd's
+# event path beside a bare libbpf reader in the same boot (kwatch-bare: the
+# same BPF object, the same wprobe enabled in a tracefs instance, each
+# record a line of the same fields, written one at a time or batched), 4000
+# wprobe hits and 4000 synthetic events to 1 and to 4 counting clients,
+# every event delivered or announced lost, the rates and ratios printed;
+# b_fuzz_cost_attached_vs_detached, direct writes with the programs attached
+# vs detached, then 1000 queued blobs through the spool with bpf = no and =
+# yes, 200 a blob at a time, and packs of 4096 (copies of one blob, and
+# inputs from kfuzztest-bridge -O), beside the direct writes and the guided
+# run's rate in the same boot (per-blob times and ratios printed).
 . /opt/kwatch/tests/guest/ktap.sh
 . /opt/kwatch/tests/guest/kstackwatch.sh
 . /opt/kwatch/tests/guest/kfuzztest.sh

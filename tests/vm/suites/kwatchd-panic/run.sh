@@ -4,6 +4,29 @@
 # keeps across the reset, the guest boots again and the suite goes on (see
 # ktap.sh): kwatchd, started at boot, finds the blob in flight and pairs it
 # with the panic report that pstore has of the previous boot.
+#
+# What it asserts: ramoops is registered in the memmap= hole of the guest's
+# command line; with panic_on_oops=1, a spooled blob whose write oopses (the
+# stand-in target of kwatchd-bpf), the third of a batch of five, panics the
+# kernel and the guest reboots; after the reboot kwatchd, started at boot,
+# gives one crash event with source pstore, boot previous, kind oops,
+# function kwatch_platform_null_store, access write, panic "Kernel panic -
+# not syncing: Fatal exception", tied to the blob (which is also a
+# fuzz_interrupted event), and keeps the blob in crashes/ with the whole
+# pstore record beside it; the previous boot's pmsg record has the batch's
+# line for the blob in flight, the two blobs before it are rejected once
+# each with the target's EINVAL, and the two after it, queued again, run in
+# the new boot; a restarted daemon does not report the record again.  Then a
+# guided run (kfuzztest-fuzz under kwatchd, its corpus one input that stores
+# to NULL) panics the kernel, and after the second reboot the pstore crash
+# event is tied to the run (target, blob gen-...) through the harness's pmsg
+# line for the input in flight, which is kept in crashes/ with the record
+# beside it.  Then a spooled pack of five whose third blob panics the
+# kernel: after the third reboot the pstore crash is tied to p.kwpack#2,
+# kept in crashes/ with the record, that blob is interrupted/p.kwpack#2 (a
+# fuzz_interrupted event with index 2 and boot previous), pmsg has its start
+# line, and the pack goes on after it: its results say -22, -22,
+# interrupted, -2, -2 (the last two run in the new boot), none run twice.
 . /opt/kwatch/tests/guest/ktap.sh
 
 SPOOLS=/var/lib/kwatchd/spool

@@ -4,11 +4,81 @@
 # What is real and what is a stand-in: systemd, the service, the socket,
 # inotify, reload/restart and the event stream are real, and so are
 # /proc/kstackwatch (t_real_kstackwatch) and wprobes (t_wprobe_hits_on_socket).
-# The kernel has no KFuzzTest yet, and most watch tests need a file whose
-# content shows what the daemon wrote, so those point kwatchd's [kernel]
-# paths at stand-ins under /var/lib/kwatchd/test: a plain file for
+# The spool tests and most watch tests need a file whose content shows
+# what the daemon wrote, so those point kwatchd's [kernel] paths at
+# stand-ins under /var/lib/kwatchd/test: a plain file for
 # /proc/kstackwatch and a FIFO for the KFuzzTest input (a reader records
-# each write).  The tests that need a real interface skip without it.
+# each write); kwatchd-bpf drives the real KFuzzTest spool.  The tests
+# that need a real interface skip without it.
+#
+# What it asserts: the service is active and READY with its socket (0660,
+# group kwatch); a watch file arms within a second and deleting it disarms;
+# a malformed file gives a config_error with file and line and the previous
+# watch stays, also across a restart (the set in force is saved in the state
+# directory); a second watch file is an error naming both (the stand-in
+# takes one watch); the real /proc/kstackwatch is programmed and read back,
+# and a line the kernel refuses is a config_error with the kernel's errno
+# while the previous watch stays; a reader holding /proc/kstackwatch for 3 s
+# while a watch file goes does not keep the kernel armed (the daemon answers
+# status meanwhile, says watch_disarmed only once it is, and disarms when
+# the reader lets go).
+#
+# wprobes: a wprobe file creates the real wprobe, and writes to the watched
+# variable arrive as wprobe_hit events naming the writer; a wprobe file with
+# max_rate = 200 and a 5000-write loop give exactly 200 wprobe_hit events
+# and one wprobe_storm event (hits, count 201, limit 200) and a journal
+# warning, and a change to the file re-arms it; hits the daemon's trace
+# buffer had no room for (the daemon stopped, a burst of 8000 writes) become
+# a lost record (source trace_buffer) and the hits after the gap still
+# arrive; comms that read like a trace line's fields still have their hits,
+# with their own comm and pid; after kill -9 with a wprobe file in place the
+# restarted daemon removes the wprobe and instance it left (journal line),
+# the file applies again and its hits arrive.
+#
+# The spool: spooled blobs are replayed once each and moved with their
+# result; a fuzz.d file whose spool is the configuration's watch.d is a
+# config_error saying so and the files there stay; a blob renamed in from
+# the spool's tmp/ is replayed while one written in the spool itself
+# (slowly, with a rename landing meanwhile) is never replayed but refused at
+# once (rejected/ with "written in place", a fuzz_rejected event with the
+# reason, a journal line), and a directory, a FIFO and a symlink dropped in
+# are each refused with their reason; a spool owned by another user is a
+# config_error naming the owner and nothing is made in it; a spool on a full
+# 256 KiB tmpfs whose blob's result cannot be recorded gives one
+# fuzz_stalled event (ENOSPC; status says stalled, the daemon answers), and
+# once there is room the result is recorded and reported (fuzz_rejected,
+# fuzz_resumed) with nothing left in flight; kill -9 during a replay loses
+# nothing and the in-flight blob is reported (journal, status, and a
+# fuzz_interrupted event that a client connecting later gets with kwatchctl
+# follow -b, the daemon's backlog of its last 512 events); a pack of four
+# (*.kwpack) in whose first blob the daemon is killed: after the restart
+# that blob is interrupted/PACK#0 (a fuzz_interrupted event with index 0),
+# the other three are written once each and the pack's PACK.results says
+# interrupted and 0, 0, 0.
+#
+# The daemon: a stalled client gets a lost record while another receives
+# everything; 5000 drop-ins put in place at once: the first 1024 by name are
+# read, one config_error names the rest, and the one enabled watch among
+# them is armed (the time to arm and the peak memory printed); reload and
+# restart keep the state; a change to kwatchd.conf is read live (a
+# restart-only key gives a settings_pending event naming it, a bad line a
+# config_error with its line); a config_error is in the journal (its
+# MESSAGE_ID and KWATCH_FILE, with its line, seq and id as on the socket),
+# bench events are not by default, and journal = none stops them, live; a
+# member of the group kwatch gets status but its reload and bench are
+# refused ("only root", exit 1, a journal line, no bench event), and 20
+# reloads from root in a row cost at most one apply a second (4 in the run
+# of 20261204-172019); the records that answer one client (status, a reply,
+# a refusal) are printed for the host's schema check; kwatchd.socket holds
+# the socket: a client connecting while the daemon is stopped starts it and
+# gets its status, a restart keeps the socket's inode, and the daemon runs
+# with only CAP_SYS_ADMIN, CAP_SYSLOG, CAP_PERFMON and CAP_BPF in its
+# bounding set and a network namespace of its own.
+#
+# Benchmarks (b_*, make bench only): b_events_per_second (5000 synthetic
+# events to 1 and to 4 clients, unpaced; drops counted, not failed) and
+# b_blobs_per_second_daemon_vs_shell (the same 200 blobs written to the FIFO
+# stand-in by the daemon and by a shell loop).
 . /opt/kwatch/tests/guest/ktap.sh
 
 ST=/var/lib/kwatchd/test

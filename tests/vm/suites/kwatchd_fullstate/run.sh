@@ -4,6 +4,13 @@
 # up.  It keeps running and answering, says what it could not save
 # (state_error, once), and saves again once there is room.  Manual
 # because it mounts over /var/lib/kwatchd and restarts the daemon twice.
+#
+# What it asserts: the daemon's whole state directory on a full 1 MiB tmpfs:
+# a change applies and the daemon keeps answering, one state_error event
+# (in-force, ENOSPC; kmsg.pos likewise, once) and the status's state_errors
+# say what could not be saved, a second change while full adds no second
+# event, and once there is room the next apply saves again (journal: "saved
+# again"), same daemon throughout (run 20261204-185454).
 . /opt/kwatch/tests/guest/ktap.sh
 . /opt/kwatch/tests/guest/kwatchd.sh
 

@@ -5,6 +5,13 @@
 # down for as long as it is in force, and its removal can take a while:
 # kept out of "all" so that its load does not spill into the suites
 # after it.
+#
+# What it asserts, beyond the above: the daemon keeps serving and is not
+# killed by the watchdog (same MainPID and NRestarts), and the wprobe goes
+# once its file does.  Measured: the slowest status answer 3.5 s against
+# 0.43 s for /bin/true in run 20261204-180229 while 1322 hits streamed, with
+# no watchdog kill (same MainPID and NRestarts), and the wprobe went 2 s
+# after its file did.
 . /opt/kwatch/tests/guest/ktap.sh
 . /opt/kwatch/tests/guest/kwatchd.sh
 

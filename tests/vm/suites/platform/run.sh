@@ -1,6 +1,14 @@
 #!/bin/bash
 # Suite "platform": the ground every kwatch tool stands on, checked in the
 # booted guest.  Each test asserts what it reports.
+#
+# What it asserts: systemd reaches multi-user with no failed units (the boot
+# time is printed); /sys/kernel/btf/vmlinux, debugfs, tracefs and kprobe
+# events are there (a kprobe event is created and removed); a wide hardware
+# data breakpoint on a module variable sees 100 hits for 100 stores, each at
+# the instruction after the store; KASAN reports a slab-out-of-bounds read
+# in the expected function (kwatch_platform_oob_read); a KUnit suite runs
+# and its KTAP is nested in the results that reach the host.
 . /opt/kwatch/tests/guest/ktap.sh
 
 MODDIR=/opt/kwatch/modules

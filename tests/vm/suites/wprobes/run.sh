@@ -7,6 +7,57 @@
 # hotplug, the hit-storm guard (hits and re-points), re-points of parked
 # breakpoints (no IPI), creation (parked; refused on a full CPU without a
 # trace), and the cost of a watched write.
+#
+# What it asserts: the tracefs README documents the w: syntax; the kernel's
+# own ftrace selftests for wprobes (add/remove, every syntax error with its
+# caret in error_log, the set/clear_wprobe trigger flow) pass under
+# ftracetest, with 129 fetch args refused (TOO_MANY_ARGS) and trigger
+# identity and groups in the trigger test; the boot-time KUnit suite of
+# modify_wide_hw_breakpoint_local() (hw_breakpoint_modify: moves, refusals
+# that leave the breakpoint unchanged, DR7 saved away as in the #DB handler)
+# passed; `w:my_jiffies w@jiffies:8 value=+0($addr)` records increasing
+# values from tick_do_update_jiffies64 while enabled and nothing after; r, w
+# and rw wprobes on a test module's variable each fire only on their kind of
+# access and name the function that made it; set_wprobe on kmem:kmalloc
+# (filtered to one call site) and clear_wprobe on kmem:kfree follow one
+# object: exactly its two writes are recorded, at its address; a wprobe and
+# a KStackWatch watch fire together; creating wprobes until the debug
+# registers run out fails with ENOSPC and "No free hardware breakpoint"; a
+# per-CPU counting perf event on the wprobe's tracepoint counts each hit,
+# and a BPF kprobe-type program attached to it runs on each hit (one that
+# returns 0 drops them all); each refusal says its own reason in error_log
+# (an address the CPU cannot watch, and seven set_wprobe mistakes).
+#
+# A two-CPU re-point stress (a set_wprobe on each allocation, stores with
+# interrupts off) records no hit at an object another CPU had already
+# replaced, and the last re-point reaches the other CPU (IPIs per re-point
+# printed); after cpu1 goes down and up a wprobe fires there, one made while
+# cpu1 was down fires there once it is up, and set_wprobe re-points it
+# there, with no kernel warning; a disabled wprobe is parked (0 breakpoint
+# traps from 1000 writes, counted with the function tracer on
+# perf_bp_event(); 100 from 100 once enabled).
+#
+# The hit-storm guard: a tight write loop on `w500:kw_storm w@kwt_var:8`
+# records exactly 500 hits, then one wprobe:wprobe_storm event ("501 hits in
+# a second, limit 500"), disarmed:hits in wprobe_profile, its error_log and
+# kernel log lines, no hit while disarmed and one after re-enabling; at the
+# default limit (10000) the trip time and the loop's time guarded vs
+# unwatched (printed); a jiffies watch never trips it;
+# set_wprobe/clear_wprobe re-pointing more than 50 times a second trips it
+# with re-points; a set_wprobe on a disabled or a disarmed wprobe only
+# records the address: its kmallocs send no IPI (CAL + IWI per kmalloc
+# printed, at most 1 in 20) and the enable applies it; a never-enabled w1
+# wprobe on a variable that a timer on each CPU loads every 100 us, made 150
+# times, counts no hit and never trips (it is created parked); 60 creations
+# refused because the test module holds all of cpu1's debug registers each
+# fail with ENOSPC and its reason and leave no kernel report; an r wprobe on
+# the CPU entry area is refused with its reason; one wprobe set from two
+# fields is two triggers, removing a missing trigger is ENOENT, a name that
+# two groups have needs GROUP/WPROBE and the trigger file shows it.
+#
+# Last, t_bench (a test, in make test too): the cost of a write watched,
+# disabled and with no wprobe, and hits recorded vs writes made in a burst,
+# printed.
 . /opt/kwatch/tests/guest/ktap.sh
 
 T=/sys/kernel/tracing
