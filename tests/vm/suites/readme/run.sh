@@ -7,7 +7,8 @@
 # catch event naming the watched function, the KASAN report kept with the
 # fuzz input, the events in syslog-ng's file).  Before them, what an
 # earlier suite may have left that a block would take for its own result
-# is cleared (the crash directory of the fuzzed target); after them, what
+# is cleared (the crash directory of the fuzzed target, and kwatchd's
+# backlog, by a restart); after them, what
 # they changed is put back (watch and fuzz files, kwatchd.conf's push
 # target, syslog-ng stopped), and kwatchd is active.
 . /opt/kwatch/tests/guest/ktap.sh
@@ -34,6 +35,10 @@ t_setup() {
 	expect_eq "guest blocks in the README" "$(grep -c '^```sh guest$' $README)" 3 || return 1
 	cp $CONF/kwatchd.conf /tmp/readme-kwatchd.conf
 	rm -rf /var/lib/kwatchd/crashes/test_underflow_on_buffer
+	# A daemon as a reader's fresh guest has it: its backlog (follow -b)
+	# holds no event of an earlier suite for a block to take as its own.
+	systemctl restart kwatchd
+	wait_for 10 test -S /run/kwatchd/events.sock || fail "kwatchd's socket did not come back"
 }
 
 t_watch_by_name() { run_block 1; }
