@@ -81,7 +81,7 @@ help:
 	@echo "make deb             the kwatch .deb (debhelper) in build/deb/"
 	@echo "make deb-test        kernel and kwatch packages installed by apt into a plain bookworm VM, booted, checked"
 	@echo "make vm              boot the guest with a root shell on the console (Ctrl-a x quits)"
-	@echo "make fresh-check     the README's set-up proved from nothing: everything built and `make run` in a fresh bookworm minbase"
+	@echo "make fresh-check     the README's set-up proved from nothing: everything built, then make run, in a fresh bookworm minbase"
 	@echo "make kernel          apply kernel-series/ and build the test kernel"
 	@echo "make kernel-tree     make $(KSRC) an editable git tree with the series applied"
 	@echo "make series-export   turn the commits in that tree back into kernel-series/*.patch"
