@@ -134,7 +134,6 @@ say "fresh system ready in $(($(date +%s) - t_prep))s: $ROOT (bookworm minbase +
 
 # --- the README's commands --------------------------------------------------
 
-fmt() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 mkdir -p "$FRESH_DIR/logs"
 rm -f "$FRESH_DIR"/logs/*.log
 results=()
@@ -150,9 +149,9 @@ for step in "${steps[@]}"; do
 	in_root "cd /root/kwatch && $step" 2>&1 | tee "$log" || rc=$?
 	d=$(($(date +%s) - t0))
 	if [ $rc -eq 0 ]; then
-		results+=("  $(fmt $d)  passed  $step")
+		results+=("  $(mmss $d)  passed  $step")
 	else
-		results+=("  $(fmt $d)  FAILED  $step (exit $rc; log $log)")
+		results+=("  $(mmss $d)  FAILED  $step (exit $rc; log $log)")
 		verdict=1
 		break
 	fi
@@ -160,7 +159,7 @@ done
 
 echo "== make fresh-check: bookworm minbase + ${PACKAGES[*]}, commit ${ref:0:12}, ccache ${KWATCH_FRESH_CCACHE:-shared}"
 printf '%s\n' "${results[@]}"
-echo "  $(fmt $(($(date +%s) - _kw_t0)))  in all"
+echo "  $(elapsed)  in all"
 if [ $verdict -ne 0 ]; then
 	echo "make fresh-check: FAILED; the system is kept in $ROOT for a look (chroot $ROOT bash)"
 	exit 1

@@ -73,8 +73,7 @@ cmd_build() {
 	cmd_config
 	local t0 log=$KBUILD/.kwatch-build.log total warm=cold
 	t0=$(date +%s)
-	# As plan.sh tells them apart: a compiler cache that holds a build.
-	[ "$(du -sm "$CCACHE_DIR" 2>/dev/null | cut -f1)" -lt 64 ] 2>/dev/null || warm=warm
+	! ccache_warm || warm=warm
 	total=$(cat "$KBUILD/.kwatch-objects" 2>/dev/null || echo 1870)
 	say "building linux $(cd "$KSRC" && make -s kernelversion)$(grep -oP '(?<=^CONFIG_LOCALVERSION=")[^"]*' "$KBUILD/.config") in $KBUILD (-j$KWATCH_JOBS, ccache in $CCACHE_DIR)"
 	KW_PROGRESS_RE='^  (CC|AS|LD|BTF|AR)' KW_PROGRESS_TOTAL=$total \

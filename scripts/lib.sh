@@ -56,10 +56,9 @@ KMAKE=(make -C "$KSRC" O="$KBUILD" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gc
 _kw_t0=${_kw_t0:-$(date +%s)}
 export _kw_t0
 
-elapsed() {
-	local s=$(($(date +%s) - _kw_t0))
-	printf '%dm%02ds' $((s / 60)) $((s % 60))
-}
+# mmss SECONDS: "4m07s".
+mmss() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+elapsed() { mmss $(($(date +%s) - _kw_t0)); }
 
 # Progress and diagnostics go to stderr so that stdout stays usable.
 say() { printf '[%s %s] %s\n' "${KW_STEP:-kwatch}" "$(elapsed)" "$*" >&2; }
@@ -112,6 +111,9 @@ kw_time() {
 		echo "$1 $2 $(date -u +%Y-%m-%d)"
 	} >"$KW_TIMES.tmp" && mv "$KW_TIMES.tmp" "$KW_TIMES"
 }
+# ccache_warm: the compiler cache holds a kernel build (a full one leaves
+# about 170 MB of compressed results), so the next one is mostly hits.
+ccache_warm() { [ "$(du -sm "$CCACHE_DIR" 2>/dev/null | cut -f1)" -ge 64 ] 2>/dev/null; }
 kw_measured() {
 	local f v
 	for f in "$KW_TIMES" "$KWATCH_TOP/scripts/measured-times"; do

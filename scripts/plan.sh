@@ -6,16 +6,6 @@
 . "$(dirname "$0")/lib.sh"
 KW_STEP=kwatch
 
-# Seconds each step took: this cache's last run of it, or the project's
-# own measurement on the reference machine (lib.sh: kw_measured).
-m() { kw_measured "$1" || echo 0; }
-T_DEPS=$(m deps)
-T_TREE=$(m tree)
-T_KERNEL_COLD=$(m kernel_cold)
-T_KERNEL_WARM=$(m kernel_warm)
-T_ROOTFS=$(m rootfs)
-T_KERNEL_DEB=$(m kernel_deb)
-
 # plan.sh --save: this cache's times become the project's figures
 # (scripts/measured-times, committed), after a run from nothing.
 if [ "${1:-}" = --save ]; then
@@ -30,6 +20,16 @@ if [ "${1:-}" = --save ]; then
 	say "scripts/measured-times: $(grep -vc '^#' "$KWATCH_TOP/scripts/measured-times") figures from $KW_TIMES"
 	exit 0
 fi
+
+# Seconds each step took: this cache's last run of it, or the project's
+# own measurement on the reference machine (lib.sh: kw_measured).
+m() { kw_measured "$1" || echo 0; }
+T_DEPS=$(m deps)
+T_TREE=$(m tree)
+T_KERNEL_COLD=$(m kernel_cold)
+T_KERNEL_WARM=$(m kernel_warm)
+T_ROOTFS=$(m rootfs)
+T_KERNEL_DEB=$(m kernel_deb)
 
 need_image=0 need_kernel=0 need_kdeb=0
 for g in "$@"; do
@@ -55,11 +55,10 @@ mapfile -t missing < <("$KWATCH_TOP/scripts/deps.sh" --missing)
 [ -d "$KSRC/.git" ] ||
 	step "extract linux-source-6.1 into $KSRC and apply kernel-series/" $T_TREE
 if ! [ -f "$KBUILD/vmlinux" ]; then
-	# A full kernel build leaves about 170 MB of (compressed) results.  A
-	# flavour's first build finds few of its objects there (its config
-	# differs): as long as a cold one (8m52s against 9m20s for fault).
-	if [ -z "$KWATCH_FLAVOR" ] &&
-		[ "$(du -sm "$CCACHE_DIR" 2>/dev/null | cut -f1)" -ge 64 ] 2>/dev/null; then
+	# A flavour's first build finds few of its objects in the compiler
+	# cache (its config differs): as long as a cold one (8m52s against
+	# 9m20s for fault).
+	if [ -z "$KWATCH_FLAVOR" ] && ccache_warm; then
 		step "build the test kernel from a warm compiler cache" $T_KERNEL_WARM
 	else
 		step "build the test kernel with an empty compiler cache, on $(nproc) cores" \
@@ -74,10 +73,11 @@ if [ $need_kdeb -eq 1 ] && ! compgen -G "$KWATCH_CACHE/deb/linux-image-*.deb" >/
 fi
 # What make test runs after the set-up: its tiers, as last measured.
 tiers=()
+total_t=0
 if [ $need_kdeb -eq 1 ]; then
-	for t in host:"host tier (unit tests, checkpatch)" vm:"VM suites" storm:"storm tier" deb:"deb tier"; do
+	for t in host:"host tier" vm:"VM suites" storm:"storm tier" deb:"deb tier"; do
 		v=$(m "test_${t%%:*}")
-		[ "$v" -gt 0 ] && tiers+=("${t#*:} $(about "$v")") && total_t=$((${total_t:-0} + v))
+		[ "$v" -gt 0 ] && tiers+=("${t#*:} $(about "$v")") && total_t=$((total_t + v))
 	done
 fi
 [ ${#steps[@]} -gt 0 ] || exit 0

@@ -21,7 +21,6 @@ tier() {
 	[ "$suites" != all ] || kw_time "test_$1" "${took[$1]}"
 	tier_t0=$(date +%s)
 }
-fmt() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 say "host tier: unit tests and checkpatch"
 KWATCH_CHECK_KTAP=$B/check.ktap "$KWATCH_TOP/scripts/check.sh" "$@" || rc_host=$?
@@ -84,6 +83,6 @@ run_ktap() { echo "$(readlink -f "$B/$1" 2>/dev/null)/ktap.txt"; }
 	fi
 } >"$B/test.ktap"
 echo "== make test: host and VM tiers together (KTAP: $B/test.ktap)"
-echo "   times: $(for t in host vm storm deb; do [ -n "${took[$t]:-}" ] && printf '%s %s, ' $t "$(fmt "${took[$t]}")"; done)the tiers in all $(elapsed)"
+echo "   times: $(for t in host vm storm deb; do [ -n "${took[$t]:-}" ] && printf '%s %s, ' $t "$(mmss "${took[$t]}")"; done)the tiers in all $(elapsed)"
 "$SUMMARY" "$B/test.ktap" || true
 [ $rc_host -eq 0 ] && [ $rc_vm -eq 0 ] && [ $rc_storm -eq 0 ] && [ $rc_deb -eq 0 ]

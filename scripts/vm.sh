@@ -136,7 +136,7 @@ vm_boot() {
 # suite's plan, time since the guest booted), and a heartbeat while there
 # are none.  The suite's state (suite, plan, secs) is the caller's.
 test_step() {
-	local n line el
+	local n line el num
 	n=$(wc -l <"$run/ktap.txt")
 	if [ "$n" -gt "$shown" ]; then
 		while IFS= read -r line; do
@@ -145,10 +145,12 @@ test_step() {
 			"    1.."*) plan=${line#    1..} ;;
 			"    # "*": "[0-9]*" s") secs=${line##*: } ;;
 			"    ok "* | "    not ok "*)
+				num=${line#    }
+				num=${num#not }
+				num=${num#ok }
 				el=$(($(date +%s) - t0))
-				printf '  %s (%s) [%s %s/%s, %dm%02ds]\n' "${line#    }" "${secs:-?}" \
-					"$suite" "$(echo "$line" | awk '{ print ($1 == "ok" ? $2 : $3) }')" \
-					"$plan" $((el / 60)) $((el % 60)) >&2
+				printf '  %s (%s) [%s %s/%s, %s]\n' "${line#    }" "${secs:-?}" \
+					"$suite" "${num%% *}" "$plan" "$(mmss $el)" >&2
 				secs= ;;
 			"ok "* | "not ok "*) echo "  $line" >&2 ;;
 			esac

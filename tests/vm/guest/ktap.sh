@@ -20,8 +20,8 @@
 # in definition order among the suite's t_* tests, which may set up what
 # they use.  Without it they are not in the plan at all.
 #
-# Each test's wall time is its last diagnostic line ("# NAME: N s") and
-# goes to the console as a progress line.
+# Each test's wall time is its last diagnostic line ("# NAME: N s"), on
+# the console too as the rest (run-suites sends the KTAP there).
 
 KTAP_TEST_TIMEOUT=${KTAP_TEST_TIMEOUT:-180}
 # A test that needs longer sets KTAP_TIMEOUT_<its function>=SECONDS.
@@ -136,7 +136,6 @@ ktap_main() {
 		# Lines a test marks "KTAP:" are nested KTAP, the rest diagnostics.
 		grep -v '^KTAP:' "$out" | sed 's/^/# /'
 		echo "# $name: $((SECONDS - t0)) s"
-		echo "kwatch-progress: $name: $((SECONDS - t0)) s" >/dev/console 2>/dev/null || true
 		sed -n 's/^KTAP:/    /p' "$out"
 		case $KTAP_RC in
 		0) echo "ok $n - $name" ;;
