@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -46,6 +47,8 @@ struct kwb_prog_info {
 
 /* Records handled at one wakeup (kwbpf_poll). */
 #define KWBPF_BATCH 256
+/* Catches whose way to the socket is timed (the status's "catch_path_us"). */
+#define KWBPF_CATCH_SAMPLES 32
 
 struct kwbpf {
 	struct kwd *d;
@@ -62,6 +65,16 @@ struct kwbpf {
 	uint64_t last_cookie;
 	uint64_t records[_P_MAX], lost_reported;
 	unsigned int batch;			/* records handled in this poll */
+	/* The way of the last KWBPF_CATCH_SAMPLES catches, in microseconds
+	 * from the catch (the record's ktime): until the daemon read its
+	 * record ("read") and until the event was written to the consumers
+	 * ("sent").  A catch of this poll waits in pending until the flush. */
+	struct {
+		uint64_t n, max_read, max_sent;
+		uint32_t read[KWBPF_CATCH_SAMPLES], sent[KWBPF_CATCH_SAMPLES];
+		uint64_t pending[KWBPF_CATCH_SAMPLES];
+		unsigned int n_pending;
+	} path;
 };
 
 /* Defined below, in the order of the loader's life (open, attach,
@@ -539,6 +552,52 @@ static void wprobe_event(struct kwbpf *b, const struct kwb_wprobe *w)
 	kwd_emit_text(b->d, &t);
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);	/* bpf_ktime_get_ns()'s clock */
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t us_since(uint64_t then_ns, uint64_t now)
+{
+	uint64_t us = now > then_ns ? (now - then_ns) / 1000 : 0;
+
+	return us > UINT32_MAX ? UINT32_MAX : us;
+}
+
+/* A catch's record was read now: its first figure, and a place among
+ * those whose "sent" the flush after this poll gives. */
+static void catch_read(struct kwbpf *b, uint64_t ktime_ns)
+{
+	unsigned int i = b->path.n++ % KWBPF_CATCH_SAMPLES;
+
+	b->path.read[i] = us_since(ktime_ns, now_ns());
+	b->path.sent[i] = b->path.read[i];
+	if (b->path.read[i] > b->path.max_read)
+		b->path.max_read = b->path.read[i];
+	if (b->path.n_pending < KWBPF_CATCH_SAMPLES)
+		b->path.pending[b->path.n_pending++] = ktime_ns;
+}
+
+/* This poll's catches were written to the consumers now. */
+static void catch_sent(struct kwbpf *b)
+{
+	uint64_t now = now_ns();
+	unsigned int k;
+
+	for (k = 0; k < b->path.n_pending; k++) {
+		/* The k-th of the last n_pending catches read. */
+		unsigned int i = (b->path.n - b->path.n_pending + k) % KWBPF_CATCH_SAMPLES;
+
+		b->path.sent[i] = us_since(b->path.pending[k], now);
+		if (b->path.sent[i] > b->path.max_sent)
+			b->path.max_sent = b->path.sent[i];
+	}
+	b->path.n_pending = 0;
+}
+
 static int kwbpf_on_record(void *ctx, void *data, size_t size)
 {
 	struct kwbpf *b = ctx;
@@ -549,6 +608,7 @@ static int kwbpf_on_record(void *ctx, void *data, size_t size)
 		return 0;
 	switch (h->kind) {
 	case KWB_CATCH:
+		catch_read(b, h->ktime_ns);
 		if (size >= sizeof(struct kwb_catch))
 			ev = catch_event(b, data);
 		b->records[P_CATCH]++;
@@ -615,14 +675,55 @@ static int kwbpf_on_ring(sd_event_source *s, int fd, uint32_t revents, void *use
 	(void)s;
 	(void)fd;
 	(void)revents;
-	kwbpf_poll(userdata);
+	struct kwd *d = userdata;
+
+	kwbpf_poll(d);
 	/* This wakeup's records in one write per client, before the next
 	 * wakeup (a busy ring is readable again at once). */
-	server_flush_queued(&((struct kwd *)userdata)->srv);
+	server_flush_queued(&d->srv);
+	if (d->bpf)
+		catch_sent(d->bpf);
 	return 0;
 }
 
 /* --- status --------------------------------------------------------------- */
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t median(const uint32_t *v, size_t n)
+{
+	uint32_t s[KWBPF_CATCH_SAMPLES];
+
+	memcpy(s, v, n * sizeof(*v));
+	qsort(s, n, sizeof(*s), cmp_u32);
+	return s[n / 2];
+}
+
+/* "catch_path_us": where a catch's time to the consumers goes: until its
+ * record is read (the ring's wake-up and the loop's turn) and until its
+ * event is written (symbols, encoding, journal, the write), medians of
+ * the last KWBPF_CATCH_SAMPLES and maxima since start. */
+static void catch_path_status(const struct kwbpf *b, json_object *o)
+{
+	size_t n = b->path.n < KWBPF_CATCH_SAMPLES ? b->path.n : KWBPF_CATCH_SAMPLES;
+	json_object *p = json_object_new_object();
+
+	if (!p)
+		return;
+	kw_event_add_u64(p, "catches", b->path.n);
+	if (n) {
+		kw_event_add_u64(p, "read_median", median(b->path.read, n));
+		kw_event_add_u64(p, "read_max", b->path.max_read);
+		kw_event_add_u64(p, "sent_median", median(b->path.sent, n));
+		kw_event_add_u64(p, "sent_max", b->path.max_sent);
+	}
+	json_object_object_add(o, "catch_path_us", p);
+}
 
 void kwbpf_status(struct kwd *d, json_object *st)
 {
@@ -655,6 +756,7 @@ void kwbpf_status(struct kwd *d, json_object *st)
 		if (b->wp[i].link)
 			json_object_array_add(att, json_object_new_string(b->wp[i].name));
 	kw_event_add_u64(o, "lost", b->lost_reported);
+	catch_path_status(b, o);
 }
 
 /* --- free ----------------------------------------------------------------- */
