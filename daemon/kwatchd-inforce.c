@@ -362,9 +362,9 @@ static int remove_copy(int kfd, const struct kw_copy *c)
 }
 
 int kw_inforce_save(struct kw_inforce *s, const char *state_dir, const struct kw_file *set,
-		    size_t n, const struct kw_texts *t)
+		    size_t n, const struct kw_texts *t, uint64_t until, bool quiet)
 {
-	bool dirty[_KW_KIND_MAX] = { false };
+	bool dirty[_KW_KIND_MAX] = { false }, stop = false, more = false;
 	const struct kw_file *prev = NULL;
 	size_t i = 0, j = 0, nn = 0, saved = 0;
 	struct kw_copy *next;
@@ -387,7 +387,8 @@ int kw_inforce_save(struct kw_inforce *s, const char *state_dir, const struct kw
 		if (i < n) {
 			why = unsaved(set, i, prev, saved);
 			if (why) {
-				log_warning("in-force: %s not saved: %s", set[i].path, why);
+				if (!quiet)
+					log_warning("in-force: %s not saved: %s", set[i].path, why);
 				i++;
 				continue;
 			}
@@ -396,15 +397,20 @@ int kw_inforce_save(struct kw_inforce *s, const char *state_dir, const struct kw
 		cmp = !f ? 1 : !c ? -1 : file_copy_cmp(f, c);
 		if (cmp > 0) {
 			/* The copy of a file no longer in force. */
+			j++;
+			if (stop || err) {
+				more |= stop;
+				next[nn++] = *c;
+				continue;
+			}
 			r = remove_copy(s->kind_fd[c->kind], c);
 			if (r == 0)
 				dirty[c->kind] = true;
 			if (r < 0) {
 				next[nn++] = *c;
-				if (!err)
-					err = r;
+				err = r;
 			}
-			j++;
+			stop = until && kw_now_usec() >= until;
 			continue;
 		}
 		i++;
@@ -418,19 +424,24 @@ int kw_inforce_save(struct kw_inforce *s, const char *state_dir, const struct kw
 		x = kw_texts_find(t, f);
 		if (!x) {
 			/* Its copy, if any, is of another version: removed. */
-			log_warning("in-force: %s not saved: its text is not known", f->path);
+			if (!quiet)
+				log_warning("in-force: %s not saved: its text is not known",
+					    f->path);
 			continue;
 		}
 		saved++;
 		prev = f;
 		if (cmp == 0)
 			j++;
-		/* After an error, what is left waits for the next save. */
-		r = err ? err : write_copy(s->kind_fd[f->kind], f->kind, f->name, x);
+		/* After an error, or past the slice, what is left waits for
+		 * the next save. */
+		more |= stop;
+		r = err || stop ? 1 : write_copy(s->kind_fd[f->kind], f->kind, f->name, x);
+		stop = stop || (until && kw_now_usec() >= until);
 		if (r != 0) {
 			if (cmp == 0)
 				next[nn++] = *c;
-			if (r < 0 && !err)
+			if (r < 0)
 				err = r;
 			continue;
 		}
@@ -454,7 +465,7 @@ int kw_inforce_save(struct kw_inforce *s, const char *state_dir, const struct kw
 	free(s->v);
 	s->v = next;
 	s->n = nn;
-	return err;
+	return err ? err : more;
 }
 
 /* --- loading ------------------------------------------------------------------------- */
@@ -594,8 +605,13 @@ fail:
 
 /* --- the daemon's ------------------------------------------------------------- */
 
+/* A save holds the loop this long at most (one change at least): the rest
+ * is saved in the next turns, each after what else is pending. */
+#define SAVE_SLICE_USEC 10000
+
 static struct kw_texts kwd_texts;
 static struct kw_inforce kwd_copies = KW_INFORCE_INIT;
+static sd_event_source *kwd_save_rest;	/* a save going on */
 
 static void keep_text(const struct kw_file *f, const char *text, size_t len, void *user)
 {
@@ -613,21 +629,76 @@ int kwd_inforce_config_load(struct kwd *d, struct kw_file **ret, size_t *ret_n)
 	return kw_config_load_texts(d->confdir, keep_text, &kwd_texts, ret, ret_n);
 }
 
-void kwd_inforce_save(struct kwd *d)
+static void save_slice(struct kwd *d, bool rest);
+
+static int on_save_rest(sd_event_source *s, uint64_t usec, void *user)
+{
+	(void)s;
+	(void)usec;
+	save_slice(user, true);
+	return 0;
+}
+
+/* A next turn of the loop goes on with the save: a timer due now, not a
+ * defer source, which would stay older than any client's input and be
+ * dispatched before it turn after turn; a timer found due in the same
+ * turn as the input comes after it. */
+static int save_later(struct kwd *d)
+{
+	int r;
+
+	if (!kwd_save_rest) {
+		r = sd_event_add_time_relative(d->ev, &kwd_save_rest, CLOCK_MONOTONIC, 0, 1000,
+					       on_save_rest, d);
+		if (r < 0)
+			return r;
+	} else {
+		r = sd_event_source_set_time_relative(kwd_save_rest, 0);
+		if (r < 0)
+			return r;
+	}
+	return sd_event_source_set_enabled(kwd_save_rest, SD_EVENT_ONESHOT);
+}
+
+/* One slice of the save of the set in force (rest: of one going on, whose
+ * files left out were said); reported once it is done, or fails. */
+static void save_slice(struct kwd *d, bool rest)
 {
 	char path[PATH_MAX];
 	int r;
 
+	snprintf(path, sizeof(path), "%.4000s/" KW_INFORCE_DIR, d->state_dir);
+	r = kw_inforce_save(&kwd_copies, d->state_dir, d->cur, d->n_cur, &kwd_texts,
+			    kw_now_usec() + SAVE_SLICE_USEC, rest);
+	if (r > 0 && save_later(d) == 0)
+		return;
+	if (r > 0)	/* no turn to come back in: all of it now */
+		r = kw_inforce_save(&kwd_copies, d->state_dir, d->cur, d->n_cur, &kwd_texts, 0,
+				    true);
+	if (kwd_save_rest)
+		sd_event_source_set_enabled(kwd_save_rest, SD_EVENT_OFF);
+	kwd_state_saved(d, &d->inforce_failing, path, r);
+}
+
+void kwd_inforce_save(struct kwd *d)
+{
 	kw_texts_keep(&kwd_texts, d->cur, d->n_cur);
 	if (!d->state_dir[0])
 		return;
-	snprintf(path, sizeof(path), "%.4000s/" KW_INFORCE_DIR, d->state_dir);
-	r = kw_inforce_save(&kwd_copies, d->state_dir, d->cur, d->n_cur, &kwd_texts);
-	kwd_state_saved(d, &d->inforce_failing, path, r);
+	save_slice(d, false);
+}
+
+bool kwd_inforce_saving(void)
+{
+	int state = SD_EVENT_OFF;
+
+	return kwd_save_rest && sd_event_source_get_enabled(kwd_save_rest, &state) >= 0 &&
+		state != SD_EVENT_OFF;
 }
 
 void kwd_inforce_forget(void)
 {
+	kwd_save_rest = sd_event_source_disable_unref(kwd_save_rest);
 	kw_texts_free(&kwd_texts);
 	kw_inforce_free(&kwd_copies);
 }

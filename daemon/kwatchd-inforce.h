@@ -17,8 +17,10 @@
  * name; copies of files no longer in force are unlinked; the others are
  * not touched.  What is on disk is known from the load or the last save
  * (struct kw_inforce), so an apply neither reads nor lists the directory.
- * Each copy is whole: a crash in the middle of a save leaves some copies
- * of the set before the apply beside copies of the set after it. */
+ * A save of many changes runs in slices, the loop free between them.
+ * Each copy is whole: a crash (or a stop) in the middle of a save leaves
+ * some copies of the set before the apply beside copies of the set after
+ * it. */
 #ifndef KW_INFORCE_H
 #define KW_INFORCE_H
 
@@ -84,10 +86,13 @@ void kw_inforce_free(struct kw_inforce *s);
  * with what reached the disk: after an error, the next save writes what
  * this one did not.  A file whose text is not in t, whose name the loader
  * would not read, or past KW_INFORCE_FILES_MAX, is left out with a
- * warning.  A non-directory in the place of a directory, or anything in
- * the place of a copy, is replaced (a non-empty directory is an error). */
+ * warning (unless quiet).  A non-directory in the place of a directory,
+ * or anything in the place of a copy, is replaced (a non-empty directory
+ * is left, with a warning).  until (kw_now_usec(); 0: none): past it, a
+ * save stops after its change in hand and returns 1, the rest left to the
+ * next call (for this set or another). */
 int kw_inforce_save(struct kw_inforce *s, const char *state_dir, const struct kw_file *set,
-		    size_t n, const struct kw_texts *t);
+		    size_t n, const struct kw_texts *t, uint64_t until, bool quiet);
 /* Read <state_dir>/in-force with kw_config_load_texts(): no file if none
  * was saved.  A copy that does not parse, or is not a regular file, is
  * left out with a warning.  Each file's path is made that of its drop-in
@@ -104,8 +109,12 @@ struct kwd;
 /* kw_config_load() of the daemon's confdir, keeping the valid texts. */
 int kwd_inforce_config_load(struct kwd *d, struct kw_file **ret, size_t *ret_n);
 /* After an apply: forget the texts of files no longer in force and save
- * the set in force, if the daemon has a state directory. */
+ * the set in force, if the daemon has a state directory: 10 ms of it now
+ * (one change at least), the rest in the next turns of the loop, the
+ * outcome reported (kwd_state_saved()) once it is done or fails. */
 void kwd_inforce_save(struct kwd *d);
+/* A save goes on in the next turns. */
+bool kwd_inforce_saving(void);
 /* Forget all texts and the record of the copies (nothing is in force). */
 void kwd_inforce_forget(void);
 

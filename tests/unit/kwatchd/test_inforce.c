@@ -158,6 +158,14 @@ static void assert_text(const struct kw_texts *t, const struct kw_file *f, const
 	assert_memory_equal(x->text, want, x->len);
 }
 
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 /* What a restart reads: a fresh record and texts. */
 static size_t load(struct kw_inforce *s, struct kw_texts *t, struct kw_file **got)
 {
@@ -184,7 +192,7 @@ static void round_trip(void **state)
 	in_force(&set[0], &t, KW_WATCH, "w.conf", WATCH);
 	in_force(&set[1], &t, KW_WPROBE, "p.conf", WPROBE);
 	in_force(&set[2], &t, KW_FUZZ, "my fuzz.conf", FUZZ);
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 3, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 3, &t, 0, false), 0);
 	assert_int_equal(n_writes, 3);
 	/* Laid out as the configuration directory is, each copy the text. */
 	assert_copy(KW_WATCH, "w.conf", WATCH);
@@ -210,12 +218,12 @@ static void round_trip(void **state)
 	/* The record read back is what is on disk: saving the same set
 	 * writes nothing and lists nothing. */
 	counts_reset();
-	assert_int_equal(kw_inforce_save(&s2, state_dir(), set, 3, &t), 0);
+	assert_int_equal(kw_inforce_save(&s2, state_dir(), set, 3, &t, 0, false), 0);
 	assert_int_equal(n_writes, 0);
 	assert_int_equal(n_lists, 0);
 
 	/* Nothing in force: no copy left, and none read. */
-	assert_int_equal(kw_inforce_save(&s2, state_dir(), NULL, 0, &t), 0);
+	assert_int_equal(kw_inforce_save(&s2, state_dir(), NULL, 0, &t, 0, false), 0);
 	for (i = 0; i < 3; i++)
 		assert_no_copy(set[i].kind, set[i].name);
 	kw_inforce_free(&s2);
@@ -245,7 +253,7 @@ static void only_changes_written(void **state)
 	in_force(&a[1], &t, KW_WATCH, "b.conf", WATCH_OLD);
 	in_force(&a[2], &t, KW_WPROBE, "p.conf", WPROBE);
 	in_force(&a[3], &t, KW_FUZZ, "z.conf", FUZZ);
-	assert_int_equal(kw_inforce_save(&s, state_dir(), a, 4, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), a, 4, &t, 0, false), 0);
 	assert_int_equal(n_writes, 4);
 	/* The three kind directories were new: listed once each. */
 	assert_int_equal(n_lists, 3);
@@ -261,7 +269,7 @@ static void only_changes_written(void **state)
 	in_force(&b[2], &t, KW_WPROBE, "q.conf", WPROBE);
 	b[3] = a[3];
 	counts_reset();
-	assert_int_equal(kw_inforce_save(&s, state_dir(), b, 4, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), b, 4, &t, 0, false), 0);
 	assert_int_equal(n_writes, 2);
 	assert_int_equal(n_lists, 0);
 	assert_copy(KW_WATCH, "b.conf", WATCH);
@@ -278,7 +286,7 @@ static void only_changes_written(void **state)
 	/* The same set again: nothing written, no directory touched. */
 	w = stat_of(copy_path(KW_WATCH, NULL));
 	counts_reset();
-	assert_int_equal(kw_inforce_save(&s, state_dir(), b, 4, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), b, 4, &t, 0, false), 0);
 	assert_int_equal(n_writes, 0);
 	assert_int_equal(n_lists, 0);
 	w2 = stat_of(copy_path(KW_WATCH, NULL));
@@ -312,13 +320,13 @@ static void new_directory_listed_again(void **state)
 	counts_reset();
 	in_force(&set[0], &t, KW_WATCH, "a.conf", WATCH);
 	in_force(&set[1], &t, KW_FUZZ, "z.conf", FUZZ);
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 2, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 2, &t, 0, false), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s/state/*", root);
 	assert_int_equal(system(cmd), 0);
 	/* A stray copy in a watch.d made anew: removed by the next save. */
 	put(copy_path(KW_WATCH, NULL), "stray.conf", WATCH_OLD);
 	counts_reset();
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 2, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 2, &t, 0, false), 0);
 	assert_int_equal(n_writes, 2);
 	assert_int_equal(n_lists, 3);
 	assert_copy(KW_WATCH, "a.conf", WATCH);
@@ -326,6 +334,64 @@ static void new_directory_listed_again(void **state)
 	assert_no_copy(KW_WATCH, "stray.conf");
 	kw_inforce_free(&s);
 	kw_texts_free(&t);
+}
+
+/* A save past its time stops after the change in hand: one change a call
+ * with a time already past, and the next call goes on, for the set it is
+ * given then. */
+static void saved_in_slices(void **state)
+{
+	struct kw_inforce s = KW_INFORCE_INIT;
+	struct kw_file a[20], b[20], *got;
+	struct kw_texts t = { 0 }, t2;
+	char name[32], text[128];
+	size_t i, n, nb = 0;
+	int r, calls = 0;
+
+	(void)state;
+	counts_reset();
+	for (i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "w%02zu.conf", i);
+		snprintf(text, sizeof(text), "[watch]\nfunction = f%02zu\nenabled = no\n", i);
+		in_force(&a[i], &t, KW_WATCH, name, text);
+	}
+	for (i = 0; i < 10; i++) {
+		counts_reset();
+		assert_int_equal(kw_inforce_save(&s, state_dir(), a, 20, &t, 1, i > 0), 1);
+		assert_int_equal(n_writes, 1);
+	}
+	assert_copy(KW_WATCH, "w09.conf", "[watch]\nfunction = f09\nenabled = no\n");
+	assert_no_copy(KW_WATCH, "w10.conf");
+
+	/* Half way, another set: w00-w04 (saved) and w18-w19 (not yet) go,
+	 * w05 (saved) and w12 (not yet) change, a fuzz file comes. */
+	for (i = 5; i < 18; i++) {
+		b[nb] = a[i];
+		if (i == 5 || i == 12) {
+			snprintf(text, sizeof(text), "[watch]\nfunction = g%02zu\nenabled = no\n", i);
+			in_force(&b[nb], &t, KW_WATCH, a[i].name, text);
+		}
+		nb++;
+	}
+	in_force(&b[nb++], &t, KW_FUZZ, "z.conf", FUZZ);
+	counts_reset();
+	do {
+		r = kw_inforce_save(&s, state_dir(), b, nb, &t, 1, true);
+		assert_true(r >= 0);
+		assert_true(n_writes <= ++calls);
+	} while (r);
+	/* w05, w10-w17 (w12 as g12) and z.conf written, w00-w04 removed. */
+	assert_int_equal(n_writes, 10);
+	assert_int_equal(calls, 10 + 5);
+	kw_inforce_free(&s);
+	n = load(&s, &t2, &got);
+	assert_int_equal(n, nb);
+	for (i = 0; i < nb; i++)
+		assert_memory_equal(&got[i], &b[i], sizeof(b[i]));
+	free(got);
+	kw_inforce_free(&s);
+	kw_texts_free(&t);
+	kw_texts_free(&t2);
 }
 
 /* --- the daemon's side ------------------------------------------------------------------ */
@@ -348,6 +414,7 @@ static struct kwd *new_kwd(void)
 	struct kwd *d = calloc(1, sizeof(*d));
 
 	assert_non_null(d);
+	assert_int_equal(sd_event_new(&d->ev), 0);
 	snprintf(d->confdir, sizeof(d->confdir), "%s/conf", root);
 	snprintf(d->state_dir, sizeof(d->state_dir), "%s", state_dir());
 	kwd_inforce_forget();
@@ -358,13 +425,28 @@ static struct kwd *new_kwd(void)
 static void free_kwd(struct kwd *d)
 {
 	kwd_inforce_forget();
+	sd_event_unref(d->ev);
 	free(d->cur);
 	free(d->lastgood);
 	free(d);
 }
 
-/* Read the drop-ins, put the valid ones in force, save. */
-static void apply_all(struct kwd *d)
+/* A save after an apply, and the turns of the loop it goes on in: how many. */
+static unsigned int save_all(struct kwd *d)
+{
+	unsigned int turns = 0;
+
+	kwd_inforce_save(d);
+	while (kwd_inforce_saving()) {
+		assert_true(sd_event_run(d->ev, 0) >= 0);
+		turns++;
+	}
+	return turns;
+}
+
+/* Read the drop-ins, put the valid ones in force, save (all of it, or its
+ * first slice). */
+static void apply_all_in(struct kwd *d, bool all)
 {
 	struct kw_file *parsed;
 	size_t n, i;
@@ -380,7 +462,15 @@ static void apply_all(struct kwd *d)
 			memcpy(&d->cur[d->n_cur], &parsed[i], sizeof(parsed[i]));
 		d->n_cur++;
 	}
-	kwd_inforce_save(d);
+	if (all)
+		save_all(d);
+	else
+		kwd_inforce_save(d);
+}
+
+static void apply_all(struct kwd *d)
+{
+	apply_all_in(d, true);
 }
 
 static void put_dropin(struct kwd *d, enum kw_kind k, const char *name, const char *text)
@@ -418,6 +508,56 @@ static void daemon_round_trip(void **state)
 	free_kwd(d);
 }
 
+/* A save of many copies goes on in the next turns of the loop, reported
+ * once done; an apply meanwhile is saved as it is. */
+static void daemon_saves_in_slices(void **state)
+{
+	struct kwd *d = new_kwd();
+	char name[32], text[128], path[PATH_MAX];
+	unsigned int turns = 0;
+	double longest, ms;
+	struct timespec t0;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "w%03zu.conf", i);
+		snprintf(text, sizeof(text), "[watch]\nfunction = f%03zu\nenabled = no\n", i);
+		put_dropin(d, KW_WATCH, name, text);
+	}
+	saved_err = 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	apply_all_in(d, false);
+	longest = ms_since(&t0);
+	while (kwd_inforce_saving()) {
+		/* Not said before it is done. */
+		assert_int_equal(saved_err, 1);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_true(sd_event_run(d->ev, 0) >= 0);
+		ms = ms_since(&t0);
+		longest = ms > longest ? ms : longest;
+		turns++;
+		if (turns == 2) {
+			/* Half of them gone meanwhile. */
+			for (i = 0; i < 200; i += 2) {
+				snprintf(path, sizeof(path), "%.4000s/watch.d/w%03zu.conf",
+					 d->confdir, i);
+				assert_int_equal(unlink(path), 0);
+			}
+			apply_all_in(d, false);
+		}
+	}
+	assert_int_equal(saved_err, 0);
+	print_message("  200 copies, then 100 of them, saved in %u more turns of the loop, "
+		      "the longest %.1f ms (the apply's included)\n", turns, longest);
+	kwd_inforce_forget();
+	assert_int_equal(kwd_lastgood_load(d), 0);
+	assert_int_equal(d->n_lastgood, 100);
+	for (i = 0; i < 100; i++)
+		assert_memory_equal(&d->lastgood[i], &d->cur[i], sizeof(d->cur[i]));
+	free_kwd(d);
+}
+
 /* --- the text saved is the version in force -------------------------------------------- */
 
 static void saved_text_is_the_version_in_force(void **state)
@@ -439,7 +579,7 @@ static void saved_text_is_the_version_in_force(void **state)
 	assert_int_not_equal(parsed[0].err, 0);
 	free(parsed);
 	counts_reset();
-	kwd_inforce_save(d);
+	save_all(d);
 	assert_int_equal(n_writes, 0);
 	assert_copy(KW_WATCH, "m.conf", WATCH_OLD);
 
@@ -448,7 +588,7 @@ static void saved_text_is_the_version_in_force(void **state)
 	assert_int_equal(kwd_inforce_config_load(d, &parsed, &n), 0);
 	assert_int_equal(parsed[0].err, 0);
 	free(parsed);
-	kwd_inforce_save(d);
+	save_all(d);
 	assert_copy(KW_WATCH, "m.conf", WATCH_OLD);
 
 	/* After a restart with the bad file on disk, the saved one is the
@@ -464,7 +604,7 @@ static void saved_text_is_the_version_in_force(void **state)
 	 * that version. */
 	memcpy(&d->cur[0], &d->lastgood[0], sizeof(old));
 	counts_reset();
-	kwd_inforce_save(d);
+	save_all(d);
 	assert_int_equal(n_writes, 0);
 	assert_copy(KW_WATCH, "m.conf", WATCH_OLD);
 
@@ -516,7 +656,7 @@ static void unsaved_files_left_out(void **state)
 	/* p.conf saved at first ... */
 	in_force(&set[0], &t, KW_WATCH, "w.conf", WATCH);
 	in_force(&set[1], &t, KW_WPROBE, "p.conf", WPROBE);
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 2, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 2, &t, 0, false), 0);
 	assert_copy(KW_WPROBE, "p.conf", WPROBE);
 	/* ... then in force in a version whose text is unknown: its copy
 	 * of another version goes.  z.conf is given twice; .h.conf and
@@ -529,7 +669,7 @@ static void unsaved_files_left_out(void **state)
 	in_force(&set[4], &t, KW_FUZZ, "z.conf", FUZZ);
 	set[5] = set[4];
 	counts_reset();
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 6, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 6, &t, 0, false), 0);
 	assert_int_equal(n_writes, 1);
 	assert_no_copy(KW_WPROBE, "p.conf");
 	assert_no_copy(KW_WATCH, ".h.conf");
@@ -616,7 +756,7 @@ static void bad_copies_not_used(void **state)
 	in_force(&set[1], &t2, KW_WATCH, "fifo.conf", WATCH);
 	parse_into(&set[2], KW_WATCH, "good.conf", WATCH);
 	alarm(10);
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 3, &t2), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 3, &t2, 0, false), 0);
 	alarm(0);
 	assert_int_equal(n_writes, 2);
 	/* Only fuzz.d, made now, is listed. */
@@ -668,7 +808,7 @@ static void symlinked_dirs_not_followed(void **state)
 	assert_int_equal(load(&s, &t, &got), 0);
 	free(got);
 	in_force(&f, &t2, KW_WATCH, "w.conf", WATCH);
-	assert_int_equal(kw_inforce_save(&s, state_dir(), &f, 1, &t2), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), &f, 1, &t2, 0, false), 0);
 	assert_true(S_ISDIR(stat_of(path).st_mode));
 	assert_copy(KW_WATCH, "w.conf", WATCH);
 	/* What the link pointed at is as it was. */
@@ -697,7 +837,7 @@ static void failed_save_retried(void **state)
 		in_force(&set[i], &t, KW_WATCH, names[i], i % 2 ? WATCH : WATCH_OLD);
 	writes_left = 2;
 	fail_err = -ENOSPC;
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 5, &t), -ENOSPC);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 5, &t, 0, false), -ENOSPC);
 	assert_int_equal(n_writes, 2);
 	assert_copy(KW_WATCH, "a.conf", WATCH_OLD);
 	assert_copy(KW_WATCH, "b.conf", WATCH);
@@ -705,7 +845,7 @@ static void failed_save_retried(void **state)
 	assert_no_copy(KW_WATCH, ".in-force.tmp");
 
 	counts_reset();
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 5, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 5, &t, 0, false), 0);
 	assert_int_equal(n_writes, 3);
 	kw_inforce_free(&s);
 	n = load(&s, &t2, &got);
@@ -745,7 +885,7 @@ static void failed_save_reported(void **state)
 	assert_non_null(strstr(saved_path, "/in-force"));
 	assert_copy(KW_WATCH, "w.conf", WATCH);
 	counts_reset();
-	kwd_inforce_save(d);
+	save_all(d);
 	assert_int_equal(saved_err, 0);
 	assert_false(d->inforce_failing);
 	assert_int_equal(n_writes, 1);
@@ -754,13 +894,13 @@ static void failed_save_reported(void **state)
 	/* A file in the place of the state directory. */
 	snprintf(cmd, sizeof(cmd), "rm -rf %s/state && touch %s/state", root, root);
 	assert_int_equal(system(cmd), 0);
-	kwd_inforce_save(d);
+	save_all(d);
 	assert_int_equal(saved_err, -ENOTDIR);
 	assert_true(d->inforce_failing);
 	assert_int_equal(unlink(d->state_dir), 0);
 	assert_int_equal(kw_mkdir_p(d->state_dir, 0755), 0);
 	counts_reset();
-	kwd_inforce_save(d);
+	save_all(d);
 	assert_int_equal(saved_err, 0);
 	assert_false(d->inforce_failing);
 	assert_int_equal(n_writes, 2);
@@ -772,7 +912,7 @@ static void failed_save_reported(void **state)
 		 copy_path(KW_FUZZ, NULL));
 	assert_int_equal(system(cmd), 0);
 	counts_reset();
-	kwd_inforce_save(d);
+	save_all(d);
 	assert_int_equal(saved_err, 0);
 	assert_int_equal(n_writes, 1);
 	assert_copy(KW_FUZZ, "z.conf", FUZZ);
@@ -813,7 +953,7 @@ static void old_file_replaced(void **state)
 		 KW_INFORCE_DIR, d->state_dir, d->state_dir);
 	assert_int_equal(system(path), 0);
 	counts_reset();
-	kwd_inforce_save(d);
+	save_all(d);
 	assert_int_equal(saved_err, 0);
 	assert_int_equal(n_writes, 1);
 	assert_copy(KW_WATCH, "m.conf", WATCH);
@@ -821,14 +961,6 @@ static void old_file_replaced(void **state)
 }
 
 /* --- what a save costs ---------------------------------------------------------------------- */
-
-static double ms_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
-}
 
 /* KW_INFORCE_FILES_MAX files saved from nothing, then with one changed,
  * then none: the writes counted, the times printed (not asserted). */
@@ -852,7 +984,7 @@ static void save_of_many(void **state)
 		in_force(&set[i], &t, KW_WATCH, name, text);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, n, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, n, &t, 0, false), 0);
 	from_nothing = ms_since(&t0);
 	assert_int_equal(n_writes, (int)n);
 
@@ -860,14 +992,14 @@ static void save_of_many(void **state)
 	in_force(&set[500], &t, KW_WATCH, "w0500.conf", text);
 	counts_reset();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, n, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, n, &t, 0, false), 0);
 	one = ms_since(&t0);
 	assert_int_equal(n_writes, 1);
 	assert_copy(KW_WATCH, "w0500.conf", text);
 
 	counts_reset();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_int_equal(kw_inforce_save(&s, state_dir(), set, n, &t), 0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, n, &t, 0, false), 0);
 	none = ms_since(&t0);
 	assert_int_equal(n_writes, 0);
 	print_message("  save of %zu copies: %.1f ms from nothing, %.2f ms with one changed, "
@@ -884,7 +1016,9 @@ int main(void)
 		T(round_trip),
 		T(only_changes_written),
 		T(new_directory_listed_again),
+		T(saved_in_slices),
 		T(daemon_round_trip),
+		T(daemon_saves_in_slices),
 		T(saved_text_is_the_version_in_force),
 		cmocka_unit_test(texts_pruned),
 		T(unsaved_files_left_out),
