@@ -106,8 +106,9 @@ $(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/kwatchd-crash.c daemon/kwatch
 # wprobe hits from a trace_pipe that is a FIFO (stand-ins for the rest of
 # the daemon in the test).
 $(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/kwatchd-wprobe.c)))
-# The set in force saved across restarts, and the daemon's side of it.
-$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/kwatchd-inforce.c)))
+# The set in force saved across restarts, and the daemon's side of it; the
+# copies written and the directories listed are counted by wrappers.
+$(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/kwatchd-inforce.c),-Wl$(COMMA)--wrap=kw_write_file_at$(COMMA)--wrap=fdopendir))
 
 # kwatchctl resolve: libdw on a fixture built at -O2 with and without frame
 # pointers, against the layout it measures when run.

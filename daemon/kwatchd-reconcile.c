@@ -155,11 +155,11 @@ static int execute(struct kwd *d, struct kw_plan *p)
 
 /* --- last good versions across restarts ---------------------------------- */
 
-/* The set in force is saved after each apply, as the files' text
- * (kwatchd-inforce.c).  At start-up, a file that is bad when read has no last good
- * version in memory: swap it for its saved one (same kind and name, parsed
- * again from the saved text), still reporting it here and adding it to
- * errors. */
+/* The set in force is saved after each apply, as copies of the drop-ins
+ * (kwatchd-inforce.c).  At start-up, a file that is bad when read has no
+ * last good version in memory: swap it for its saved one (same kind and
+ * name, its copy read back by the configuration's loader, under the
+ * drop-in's path), still reporting it here and adding it to errors. */
 static int use_saved_versions(struct kwd *d, struct kw_file *parsed, size_t n,
 			      struct kw_file **errors, size_t *n_errors)
 {

@@ -575,11 +575,11 @@ int kw_file_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static bool conf_name(const char *n)
+bool kw_dropin_name(const char *n)
 {
 	size_t len = strlen(n);
 
-	return n[0] != '.' && len > 5 && strcmp(n + len - 5, ".conf") == 0;
+	return n[0] != '.' && len > 5 && !strchr(n, '/') && strcmp(n + len - 5, ".conf") == 0;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -600,7 +600,7 @@ static int list_dir(const char *dir, char ***ret, size_t *ret_n)
 	if (!d)
 		return neg_errno();
 	while ((de = readdir(d))) {
-		if (!conf_name(de->d_name))
+		if (!kw_dropin_name(de->d_name))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;

@@ -212,6 +212,10 @@ bool kw_path_ok(const char *v);
 /* qsort() order of drop-ins: by kind, then name. */
 int kw_file_cmp(const void *a, const void *b);
 
+/* A name kw_config_load() reads in a drop-in directory: NAME.conf, NAME
+ * not empty, not hidden (a leading '.'), no '/'. */
+bool kw_dropin_name(const char *name);
+
 /* Drop-ins read per directory: the first this many by name; one more is a
  * config error that names how many were left out. */
 #define KW_DROPINS_MAX 1024

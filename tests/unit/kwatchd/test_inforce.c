@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The set in force saved across restarts: the files' text, the version in
- * force (not a newer one on disk), parsed again on load; anything but the
- * format refused as a whole, a record whose text does not parse never used. */
+/* The set in force saved across restarts: a copy of each drop-in in force
+ * (the version in force, not a newer one on disk) under <state>/in-force,
+ * read back by the configuration's loader; a save writes only the copies
+ * that changed, a copy that does not parse is never used, a symlink or a
+ * FIFO is never followed.  kw_write_file_at() and fdopendir() are wrapped
+ * (-Wl,--wrap): the copies written and the directories listed are counted,
+ * and a write may be made to fail. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "apply.h"
@@ -25,15 +34,65 @@
 #define WATCH_BAD "[watch]\nfunction = silent_corruption_victim\nlocal = 0:3\n"
 #define WPROBE "[wprobe]\nsymbol = jiffies\naccess = w\nlength = 8\nmax_rate = 100\n"
 #define FUZZ "[fuzz]\ntarget = test_underflow\nrate = 10\nrepeat = 2\n"
+#define CONFDIR "/etc/kwatchd"
+
+/* --- the wrappers ---------------------------------------------------------------- */
+
+static int n_writes;		/* copies written */
+static int writes_left = -1;	/* then fail_err; -1: never */
+static int fail_err;
+static int n_lists;		/* directories listed */
+
+int __real_kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len);
+int __wrap_kw_write_file_at(int dirfd, const char *name, const void *buf, size_t len)
+{
+	if (writes_left == 0)
+		return fail_err;
+	if (writes_left > 0)
+		writes_left--;
+	n_writes++;
+	return __real_kw_write_file_at(dirfd, name, buf, len);
+}
+
+DIR *__real_fdopendir(int fd);
+DIR *__wrap_fdopendir(int fd)
+{
+	n_lists++;
+	return __real_fdopendir(fd);
+}
+
+static void counts_reset(void)
+{
+	n_writes = 0;
+	n_lists = 0;
+	writes_left = -1;
+}
+
+/* --- helpers ------------------------------------------------------------------------ */
+
+/* Parsed in place, as kw_config_load() does: the structs compare to the byte. */
+static void parse_into(struct kw_file *f, enum kw_kind k, const char *name, const char *text)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), CONFDIR "/%s/%s", kw_kind_dir[k], name);
+	assert_int_equal(kw_file_parse(k, path, text, strlen(text), f), 0);
+}
 
 static struct kw_file mk(enum kw_kind k, const char *name, const char *text)
 {
 	struct kw_file f;
-	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "/etc/kwatchd/%s/%s", kw_kind_dir[k], name);
-	assert_int_equal(kw_file_parse(k, path, text, strlen(text), &f), 0);
+	parse_into(&f, k, name, text);
 	return f;
+}
+
+/* A file in force, its text kept as the daemon keeps it. */
+static void in_force(struct kw_file *f, struct kw_texts *t, enum kw_kind k, const char *name,
+		     const char *text)
+{
+	parse_into(f, k, name, text);
+	assert_int_equal(kw_texts_add(t, f, text, strlen(text)), 0);
 }
 
 static void put(const char *dir, const char *name, const char *text)
@@ -45,14 +104,49 @@ static void put(const char *dir, const char *name, const char *text)
 	assert_int_equal(kw_replace_file(path, text, strlen(text)), 0);
 }
 
-/* Parse buf as an in-force file into a fresh store. */
-static int parse(const char *buf, size_t len, struct kw_file **set, size_t *n,
-		 struct kw_texts *t)
+static const char *state_dir(void)
 {
-	memset(t, 0, sizeof(*t));
-	*set = NULL;
-	*n = 0;
-	return kw_inforce_parse(buf, len, set, n, t);
+	static char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s/state", root);
+	assert_int_equal(kw_mkdir_p(dir, 0755), 0);
+	return dir;
+}
+
+/* <state>/in-force/KIND.d[/name] */
+static const char *copy_path(enum kw_kind k, const char *name)
+{
+	static char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/state/" KW_INFORCE_DIR "/%s%s%s", root, kw_kind_dir[k],
+		 name ? "/" : "", name ? name : "");
+	return path;
+}
+
+static void assert_copy(enum kw_kind k, const char *name, const char *want)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0;
+
+	assert_int_equal(kw_read_regular(copy_path(k, name), KW_CONF_MAX, &buf, &len), 0);
+	assert_int_equal(len, strlen(want));
+	assert_memory_equal(buf, want, len);
+}
+
+static void assert_no_copy(enum kw_kind k, const char *name)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(copy_path(k, name), &st), -1);
+	assert_int_equal(errno, ENOENT);
+}
+
+static struct stat stat_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	return st;
 }
 
 static void assert_text(const struct kw_texts *t, const struct kw_file *f, const char *want)
@@ -64,77 +158,254 @@ static void assert_text(const struct kw_texts *t, const struct kw_file *f, const
 	assert_memory_equal(x->text, want, x->len);
 }
 
-/* --- round trips ------------------------------------------------------------- */
-
-/* Parsed in place, as kw_inforce_parse() and kw_config_load() do: the
- * structs compare to the byte. */
-static void parse_into(struct kw_file *f, enum kw_kind k, const char *name, const char *text)
+static double ms_since(const struct timespec *t0)
 {
-	char path[PATH_MAX];
+	struct timespec t1;
 
-	snprintf(path, sizeof(path), "/etc/kwatchd/%s/%s", kw_kind_dir[k], name);
-	assert_int_equal(kw_file_parse(k, path, text, strlen(text), f), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
 }
+
+/* What a restart reads: a fresh record and texts. */
+static size_t load(struct kw_inforce *s, struct kw_texts *t, struct kw_file **got)
+{
+	size_t n = 99;
+
+	memset(t, 0, sizeof(*t));
+	*got = (struct kw_file *)1;
+	assert_int_equal(kw_inforce_load(s, state_dir(), CONFDIR, got, &n, t), 0);
+	return n;
+}
+
+/* --- round trips --------------------------------------------------------------------- */
 
 static void round_trip(void **state)
 {
 	const char *texts[] = { WATCH, WPROBE, FUZZ };
+	struct kw_inforce s = KW_INFORCE_INIT, s2 = KW_INFORCE_INIT;
 	struct kw_texts t = { 0 }, t2;
 	struct kw_file set[3], *got;
-	char *buf = NULL, want[512];
-	size_t len, n, i;
+	size_t n, i;
 
 	(void)state;
-	parse_into(&set[0], KW_WATCH, "w.conf", WATCH);
-	parse_into(&set[1], KW_WPROBE, "p.conf", WPROBE);
-	parse_into(&set[2], KW_FUZZ, "my fuzz.conf", FUZZ);
-	for (i = 0; i < 3; i++)
-		assert_int_equal(kw_texts_add(&t, &set[i], texts[i], strlen(texts[i])), 0);
-	assert_int_equal(kw_inforce_format(set, 3, &t, &buf, &len), 0);
-	assert_memory_equal(buf, KW_INFORCE_MAGIC, strlen(KW_INFORCE_MAGIC));
-	snprintf(want, sizeof(want), "file watch %zu w.conf\npath /etc/kwatchd/watch.d/w.conf\n"
-		 WATCH "\n", strlen(WATCH));
-	assert_non_null(strstr(buf, want));
-	snprintf(want, sizeof(want), "file fuzz %zu my fuzz.conf\npath /etc/kwatchd/fuzz.d/"
-		 "my fuzz.conf\n" FUZZ "\nend\n", strlen(FUZZ));
-	assert_non_null(strstr(buf, want));
-	assert_string_equal(buf + len - 4, "end\n");
+	counts_reset();
+	in_force(&set[0], &t, KW_WATCH, "w.conf", WATCH);
+	in_force(&set[1], &t, KW_WPROBE, "p.conf", WPROBE);
+	in_force(&set[2], &t, KW_FUZZ, "my fuzz.conf", FUZZ);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 3, &t, 0, false), 0);
+	assert_int_equal(n_writes, 3);
+	/* Laid out as the configuration directory is, each copy the text. */
+	assert_copy(KW_WATCH, "w.conf", WATCH);
+	assert_copy(KW_WPROBE, "p.conf", WPROBE);
+	assert_copy(KW_FUZZ, "my fuzz.conf", FUZZ);
+	assert_no_copy(KW_WATCH, ".in-force.tmp");
 
-	assert_int_equal(parse(buf, len, &got, &n, &t2), 0);
+	n = load(&s2, &t2, &got);
 	assert_int_equal(n, 3);
 	for (i = 0; i < 3; i++) {
-		/* What kw_file_parse() gives for the same text, to the byte. */
+		/* What kw_file_parse() gives for the drop-in itself, path
+		 * included, to the byte. */
 		assert_memory_equal(&got[i], &set[i], sizeof(set[i]));
 		assert_text(&t2, &got[i], texts[i]);
 	}
+	assert_string_equal(got[0].path, CONFDIR "/watch.d/w.conf");
 	assert_string_equal(got[0].watch.function, "silent_corruption_victim");
 	assert_int_equal(got[1].wprobe.max_rate, 100);
 	assert_string_equal(got[2].fuzz.target, "test_underflow");
 	assert_int_equal(t2.n, 3);
 	free(got);
-	free(buf);
-	kw_texts_free(&t2);
 
-	/* Nothing in force is a valid file too. */
-	assert_int_equal(kw_inforce_format(NULL, 0, &t, &buf, &len), 0);
-	assert_int_equal(len, strlen(KW_INFORCE_MAGIC "end\n"));
-	assert_int_equal(parse(buf, len, &got, &n, &t2), 0);
+	/* The record read back is what is on disk: saving the same set
+	 * writes nothing and lists nothing. */
+	counts_reset();
+	assert_int_equal(kw_inforce_save(&s2, state_dir(), set, 3, &t, 0, false), 0);
+	assert_int_equal(n_writes, 0);
+	assert_int_equal(n_lists, 0);
+
+	/* Nothing in force: no copy left, and none read. */
+	assert_int_equal(kw_inforce_save(&s2, state_dir(), NULL, 0, &t, 0, false), 0);
+	for (i = 0; i < 3; i++)
+		assert_no_copy(set[i].kind, set[i].name);
+	kw_inforce_free(&s2);
+	kw_texts_free(&t2);
+	n = load(&s2, &t2, &got);
 	assert_int_equal(n, 0);
 	free(got);
-	free(buf);
+	kw_inforce_free(&s);
+	kw_inforce_free(&s2);
 	kw_texts_free(&t);
 	kw_texts_free(&t2);
 }
 
+/* --- saves are incremental ------------------------------------------------------------ */
+
+static void only_changes_written(void **state)
+{
+	struct kw_inforce s = KW_INFORCE_INIT;
+	struct kw_file a[4], b[4], *got;
+	struct kw_texts t = { 0 }, t2;
+	struct stat w, z, w2, z2;
+	size_t n;
+
+	(void)state;
+	counts_reset();
+	in_force(&a[0], &t, KW_WATCH, "a.conf", WATCH);
+	in_force(&a[1], &t, KW_WATCH, "b.conf", WATCH_OLD);
+	in_force(&a[2], &t, KW_WPROBE, "p.conf", WPROBE);
+	in_force(&a[3], &t, KW_FUZZ, "z.conf", FUZZ);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), a, 4, &t, 0, false), 0);
+	assert_int_equal(n_writes, 4);
+	/* The three kind directories were new: listed once each. */
+	assert_int_equal(n_lists, 3);
+	w = stat_of(copy_path(KW_WATCH, "a.conf"));
+	z = stat_of(copy_path(KW_FUZZ, "z.conf"));
+	/* A rewrite would show in the times even within a clock tick. */
+	usleep(20000);
+
+	/* b.conf changed, p.conf removed, q.conf added, a.conf and z.conf
+	 * as they were. */
+	b[0] = a[0];
+	in_force(&b[1], &t, KW_WATCH, "b.conf", WATCH);
+	in_force(&b[2], &t, KW_WPROBE, "q.conf", WPROBE);
+	b[3] = a[3];
+	counts_reset();
+	assert_int_equal(kw_inforce_save(&s, state_dir(), b, 4, &t, 0, false), 0);
+	assert_int_equal(n_writes, 2);
+	assert_int_equal(n_lists, 0);
+	assert_copy(KW_WATCH, "b.conf", WATCH);
+	assert_copy(KW_WPROBE, "q.conf", WPROBE);
+	assert_no_copy(KW_WPROBE, "p.conf");
+	w2 = stat_of(copy_path(KW_WATCH, "a.conf"));
+	z2 = stat_of(copy_path(KW_FUZZ, "z.conf"));
+	assert_int_equal(w2.st_ino, w.st_ino);
+	assert_int_equal(z2.st_ino, z.st_ino);
+	assert_memory_equal(&w2.st_mtim, &w.st_mtim, sizeof(w.st_mtim));
+	assert_memory_equal(&w2.st_ctim, &w.st_ctim, sizeof(w.st_ctim));
+	assert_memory_equal(&z2.st_ctim, &z.st_ctim, sizeof(z.st_ctim));
+
+	/* The same set again: nothing written, no directory touched. */
+	w = stat_of(copy_path(KW_WATCH, NULL));
+	counts_reset();
+	assert_int_equal(kw_inforce_save(&s, state_dir(), b, 4, &t, 0, false), 0);
+	assert_int_equal(n_writes, 0);
+	assert_int_equal(n_lists, 0);
+	w2 = stat_of(copy_path(KW_WATCH, NULL));
+	assert_memory_equal(&w2.st_mtim, &w.st_mtim, sizeof(w.st_mtim));
+
+	/* What a restart reads is the second set. */
+	kw_inforce_free(&s);
+	n = load(&s, &t2, &got);
+	assert_int_equal(n, 4);
+	assert_memory_equal(&got[0], &b[0], sizeof(b[0]));
+	assert_memory_equal(&got[1], &b[1], sizeof(b[1]));
+	assert_memory_equal(&got[2], &b[2], sizeof(b[2]));
+	assert_memory_equal(&got[3], &b[3], sizeof(b[3]));
+	free(got);
+	kw_inforce_free(&s);
+	kw_texts_free(&t);
+	kw_texts_free(&t2);
+}
+
+/* A directory made anew (the state directory emptied) is not the one the
+ * record is of: listed again, and every copy written again, even if its
+ * inode number is the old one's. */
+static void new_directory_listed_again(void **state)
+{
+	struct kw_inforce s = KW_INFORCE_INIT;
+	struct kw_texts t = { 0 };
+	struct kw_file set[2];
+	char cmd[PATH_MAX + 16];
+
+	(void)state;
+	counts_reset();
+	in_force(&set[0], &t, KW_WATCH, "a.conf", WATCH);
+	in_force(&set[1], &t, KW_FUZZ, "z.conf", FUZZ);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 2, &t, 0, false), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/state/*", root);
+	assert_int_equal(system(cmd), 0);
+	/* A stray copy in a watch.d made anew: removed by the next save. */
+	put(copy_path(KW_WATCH, NULL), "stray.conf", WATCH_OLD);
+	counts_reset();
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 2, &t, 0, false), 0);
+	assert_int_equal(n_writes, 2);
+	assert_int_equal(n_lists, 3);
+	assert_copy(KW_WATCH, "a.conf", WATCH);
+	assert_copy(KW_FUZZ, "z.conf", FUZZ);
+	assert_no_copy(KW_WATCH, "stray.conf");
+	kw_inforce_free(&s);
+	kw_texts_free(&t);
+}
+
+/* A save past its time stops after the change in hand: one change a call
+ * with a time already past, and the next call goes on, for the set it is
+ * given then. */
+static void saved_in_slices(void **state)
+{
+	struct kw_inforce s = KW_INFORCE_INIT;
+	struct kw_file a[20], b[20], *got;
+	struct kw_texts t = { 0 }, t2;
+	char name[32], text[128];
+	size_t i, n, nb = 0;
+	int r, calls = 0;
+
+	(void)state;
+	counts_reset();
+	for (i = 0; i < 20; i++) {
+		snprintf(name, sizeof(name), "w%02zu.conf", i);
+		snprintf(text, sizeof(text), "[watch]\nfunction = f%02zu\nenabled = no\n", i);
+		in_force(&a[i], &t, KW_WATCH, name, text);
+	}
+	for (i = 0; i < 10; i++) {
+		counts_reset();
+		assert_int_equal(kw_inforce_save(&s, state_dir(), a, 20, &t, 1, i > 0), 1);
+		assert_int_equal(n_writes, 1);
+	}
+	assert_copy(KW_WATCH, "w09.conf", "[watch]\nfunction = f09\nenabled = no\n");
+	assert_no_copy(KW_WATCH, "w10.conf");
+
+	/* Half way, another set: w00-w04 (saved) and w18-w19 (not yet) go,
+	 * w05 (saved) and w12 (not yet) change, a fuzz file comes. */
+	for (i = 5; i < 18; i++) {
+		b[nb] = a[i];
+		if (i == 5 || i == 12) {
+			snprintf(text, sizeof(text), "[watch]\nfunction = g%02zu\nenabled = no\n", i);
+			in_force(&b[nb], &t, KW_WATCH, a[i].name, text);
+		}
+		nb++;
+	}
+	in_force(&b[nb++], &t, KW_FUZZ, "z.conf", FUZZ);
+	counts_reset();
+	do {
+		r = kw_inforce_save(&s, state_dir(), b, nb, &t, 1, true);
+		assert_true(r >= 0);
+		assert_true(n_writes <= ++calls);
+	} while (r);
+	/* w05, w10-w17 (w12 as g12) and z.conf written, w00-w04 removed. */
+	assert_int_equal(n_writes, 10);
+	assert_int_equal(calls, 10 + 5);
+	kw_inforce_free(&s);
+	n = load(&s, &t2, &got);
+	assert_int_equal(n, nb);
+	for (i = 0; i < nb; i++)
+		assert_memory_equal(&got[i], &b[i], sizeof(b[i]));
+	free(got);
+	kw_inforce_free(&s);
+	kw_texts_free(&t);
+	kw_texts_free(&t2);
+}
+
+/* --- the daemon's side ------------------------------------------------------------------ */
+
 /* kwatchd.c's report of a state file saved or not (this test does not
- * link the daemon's main file): the last outcome, to assert on. */
+ * link the daemon's main file): the last outcome and path, to assert on. */
 static int saved_err = 1;
+static char saved_path[PATH_MAX];
 
 void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err)
 {
 	(void)d;
-	(void)path;
 	saved_err = err;
+	snprintf(saved_path, sizeof(saved_path), "%s", path);
 	*failing = err < 0;
 }
 
@@ -143,23 +414,39 @@ static struct kwd *new_kwd(void)
 	struct kwd *d = calloc(1, sizeof(*d));
 
 	assert_non_null(d);
+	assert_int_equal(sd_event_new(&d->ev), 0);
 	snprintf(d->confdir, sizeof(d->confdir), "%s/conf", root);
-	snprintf(d->state_dir, sizeof(d->state_dir), "%s/state", root);
-	assert_int_equal(kw_mkdir_p(d->state_dir, 0755), 0);
+	snprintf(d->state_dir, sizeof(d->state_dir), "%s", state_dir());
 	kwd_inforce_forget();
+	counts_reset();
 	return d;
 }
 
 static void free_kwd(struct kwd *d)
 {
 	kwd_inforce_forget();
+	sd_event_unref(d->ev);
 	free(d->cur);
 	free(d->lastgood);
 	free(d);
 }
 
-/* Read the drop-ins, put the valid ones in force, save. */
-static void apply_all(struct kwd *d)
+/* A save after an apply, and the turns of the loop it goes on in: how many. */
+static unsigned int save_all(struct kwd *d)
+{
+	unsigned int turns = 0;
+
+	kwd_inforce_save(d);
+	while (kwd_inforce_saving()) {
+		assert_true(sd_event_run(d->ev, 0) >= 0);
+		turns++;
+	}
+	return turns;
+}
+
+/* Read the drop-ins, put the valid ones in force, save (all of it, or its
+ * first slice). */
+static void apply_all_in(struct kwd *d, bool all)
 {
 	struct kw_file *parsed;
 	size_t n, i;
@@ -175,102 +462,157 @@ static void apply_all(struct kwd *d)
 			memcpy(&d->cur[d->n_cur], &parsed[i], sizeof(parsed[i]));
 		d->n_cur++;
 	}
-	kwd_inforce_save(d);
+	if (all)
+		save_all(d);
+	else
+		kwd_inforce_save(d);
+}
+
+static void apply_all(struct kwd *d)
+{
+	apply_all_in(d, true);
+}
+
+static void put_dropin(struct kwd *d, enum kw_kind k, const char *name, const char *text)
+{
+	char dir[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%.4000s/%s", d->confdir, kw_kind_dir[k]);
+	put(dir, name, text);
 }
 
 static void daemon_round_trip(void **state)
 {
 	struct kwd *d = new_kwd();
-	char dir[PATH_MAX];
 	size_t i;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "%.4000s/watch.d", d->confdir);
-	put(dir, "w.conf", WATCH);
-	snprintf(dir, sizeof(dir), "%.4000s/wprobe.d", d->confdir);
-	put(dir, "p.conf", WPROBE);
-	snprintf(dir, sizeof(dir), "%.4000s/fuzz.d", d->confdir);
-	put(dir, "z.conf", FUZZ);
+	put_dropin(d, KW_WATCH, "w.conf", WATCH);
+	put_dropin(d, KW_WPROBE, "p.conf", WPROBE);
+	put_dropin(d, KW_FUZZ, "z.conf", FUZZ);
 	apply_all(d);
 	assert_int_equal(d->n_cur, 3);
+	assert_int_equal(saved_err, 0);
 
-	/* A restart: nothing in memory but what the file holds. */
+	/* A restart: nothing in memory but what the directory holds. */
 	kwd_inforce_forget();
 	assert_int_equal(kwd_lastgood_load(d), 0);
 	assert_int_equal(d->n_lastgood, 3);
 	for (i = 0; i < 3; i++)
 		assert_memory_equal(&d->lastgood[i], &d->cur[i], sizeof(d->cur[i]));
+	/* Its first apply, with the drop-ins unchanged, writes nothing. */
+	counts_reset();
+	apply_all(d);
+	assert_int_equal(n_writes, 0);
+	assert_int_equal(saved_err, 0);
 	free_kwd(d);
 }
 
-/* --- the text saved is the version in force -------------------------------- */
-
-static void read_inforce(struct kwd *d, char **buf, size_t *len)
+/* A save of many copies goes on in the next turns of the loop, reported
+ * once done; an apply meanwhile is saved as it is. */
+static void daemon_saves_in_slices(void **state)
 {
-	char path[PATH_MAX];
+	struct kwd *d = new_kwd();
+	char name[32], text[128], path[PATH_MAX];
+	unsigned int turns = 0;
+	double longest, ms;
+	struct timespec t0;
+	size_t i;
 
-	snprintf(path, sizeof(path), "%.4000s/in-force", d->state_dir);
-	assert_int_equal(kw_read_file(path, KW_INFORCE_SIZE_MAX, buf, len), 0);
+	(void)state;
+	for (i = 0; i < 200; i++) {
+		snprintf(name, sizeof(name), "w%03zu.conf", i);
+		snprintf(text, sizeof(text), "[watch]\nfunction = f%03zu\nenabled = no\n", i);
+		put_dropin(d, KW_WATCH, name, text);
+	}
+	saved_err = 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	apply_all_in(d, false);
+	longest = ms_since(&t0);
+	while (kwd_inforce_saving()) {
+		/* Not said before it is done. */
+		assert_int_equal(saved_err, 1);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		assert_true(sd_event_run(d->ev, 0) >= 0);
+		ms = ms_since(&t0);
+		longest = ms > longest ? ms : longest;
+		turns++;
+		if (turns == 2) {
+			/* Half of them gone meanwhile. */
+			for (i = 0; i < 200; i += 2) {
+				snprintf(path, sizeof(path), "%.4000s/watch.d/w%03zu.conf",
+					 d->confdir, i);
+				assert_int_equal(unlink(path), 0);
+			}
+			apply_all_in(d, false);
+		}
+	}
+	assert_int_equal(saved_err, 0);
+	print_message("  200 copies, then 100 of them, saved in %u more turns of the loop, "
+		      "the longest %.1f ms (the apply's included)\n", turns, longest);
+	kwd_inforce_forget();
+	assert_int_equal(kwd_lastgood_load(d), 0);
+	assert_int_equal(d->n_lastgood, 100);
+	for (i = 0; i < 100; i++)
+		assert_memory_equal(&d->lastgood[i], &d->cur[i], sizeof(d->cur[i]));
+	free_kwd(d);
 }
+
+/* --- the text saved is the version in force -------------------------------------------- */
 
 static void saved_text_is_the_version_in_force(void **state)
 {
 	struct kwd *d = new_kwd();
 	struct kw_file *parsed, old;
-	char dir[PATH_MAX], *buf;
-	size_t n, len;
+	size_t n;
 
 	(void)state;
-	snprintf(dir, sizeof(dir), "%.4000s/watch.d", d->confdir);
-	put(dir, "m.conf", WATCH_OLD);
+	put_dropin(d, KW_WATCH, "m.conf", WATCH_OLD);
 	apply_all(d);
 	assert_int_equal(d->n_cur, 1);
 	memcpy(&old, &d->cur[0], sizeof(old));
 
 	/* A bad edit: the previous version stays in force, and is saved. */
-	put(dir, "m.conf", WATCH_BAD);
+	put_dropin(d, KW_WATCH, "m.conf", WATCH_BAD);
 	assert_int_equal(kwd_inforce_config_load(d, &parsed, &n), 0);
 	assert_int_equal(n, 1);
 	assert_int_not_equal(parsed[0].err, 0);
 	free(parsed);
-	kwd_inforce_save(d);
-	read_inforce(d, &buf, &len);
-	assert_non_null(strstr(buf, WATCH_OLD));
-	assert_null(strstr(buf, "local = 0:3"));
-	free(buf);
+	counts_reset();
+	save_all(d);
+	assert_int_equal(n_writes, 0);
+	assert_copy(KW_WATCH, "m.conf", WATCH_OLD);
 
 	/* A valid edit the kernel refused: still the previous version. */
-	put(dir, "m.conf", WATCH);
+	put_dropin(d, KW_WATCH, "m.conf", WATCH);
 	assert_int_equal(kwd_inforce_config_load(d, &parsed, &n), 0);
 	assert_int_equal(parsed[0].err, 0);
 	free(parsed);
-	kwd_inforce_save(d);
-	read_inforce(d, &buf, &len);
-	assert_non_null(strstr(buf, WATCH_OLD));
-	assert_null(strstr(buf, "silent_corruption_victim"));
-	free(buf);
+	save_all(d);
+	assert_copy(KW_WATCH, "m.conf", WATCH_OLD);
 
-	/* After a restart with the bad file on disk, the saved one is the old. */
-	put(dir, "m.conf", WATCH_BAD);
+	/* After a restart with the bad file on disk, the saved one is the
+	 * old one, its path the drop-in's. */
+	put_dropin(d, KW_WATCH, "m.conf", WATCH_BAD);
 	kwd_inforce_forget();
 	assert_int_equal(kwd_lastgood_load(d), 0);
 	assert_int_equal(d->n_lastgood, 1);
 	assert_memory_equal(&d->lastgood[0], &old, sizeof(old));
 	assert_string_equal(d->lastgood[0].watch.function, "canary_test_write");
-	/* Put in force as it is (kwatchd-reconcile.c), it is saved again from its text. */
+	assert_true(kw_ends_with(d->lastgood[0].path, "/conf/watch.d/m.conf"));
+	/* Put in force as it is (kwatchd-reconcile.c): its copy is already
+	 * that version. */
 	memcpy(&d->cur[0], &d->lastgood[0], sizeof(old));
-	kwd_inforce_save(d);
-	read_inforce(d, &buf, &len);
-	assert_non_null(strstr(buf, WATCH_OLD));
-	free(buf);
+	counts_reset();
+	save_all(d);
+	assert_int_equal(n_writes, 0);
+	assert_copy(KW_WATCH, "m.conf", WATCH_OLD);
 
 	/* Once the new version is in force, it is the one saved. */
-	put(dir, "m.conf", WATCH);
+	put_dropin(d, KW_WATCH, "m.conf", WATCH);
 	apply_all(d);
-	read_inforce(d, &buf, &len);
-	assert_non_null(strstr(buf, WATCH));
-	assert_null(strstr(buf, "canary_test_write"));
-	free(buf);
+	assert_int_equal(n_writes, 1);
+	assert_copy(KW_WATCH, "m.conf", WATCH);
 	free_kwd(d);
 }
 
@@ -304,273 +646,389 @@ static void texts_pruned(void **state)
 
 static void unsaved_files_left_out(void **state)
 {
-	struct kw_file set[] = { mk(KW_WATCH, "w.conf", WATCH), mk(KW_WPROBE, "p.conf", WPROBE),
-				 mk(KW_FUZZ, "z.conf", FUZZ), mk(KW_FUZZ, "z.conf", FUZZ) };
+	struct kw_file set[6], *got;
+	struct kw_inforce s = KW_INFORCE_INIT;
 	struct kw_texts t = { 0 }, t2;
-	struct kw_file *got;
-	char *buf;
-	size_t len, n;
+	size_t n;
 
 	(void)state;
-	/* p.conf's text is unknown; z.conf is given twice; w.conf's path
-	 * holds a newline. */
-	assert_int_equal(kw_texts_add(&t, &set[0], WATCH, strlen(WATCH)), 0);
-	assert_int_equal(kw_texts_add(&t, &set[2], FUZZ, strlen(FUZZ)), 0);
-	strcpy(set[0].path, "/etc/kw\natchd/watch.d/w.conf");
-	assert_int_equal(kw_inforce_format(set, 4, &t, &buf, &len), 0);
-	assert_int_equal(parse(buf, len, &got, &n, &t2), 0);
-	assert_int_equal(n, 1);
-	assert_int_equal(got[0].kind, KW_FUZZ);
-	assert_string_equal(got[0].name, "z.conf");
+	counts_reset();
+	/* p.conf saved at first ... */
+	in_force(&set[0], &t, KW_WATCH, "w.conf", WATCH);
+	in_force(&set[1], &t, KW_WPROBE, "p.conf", WPROBE);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 2, &t, 0, false), 0);
+	assert_copy(KW_WPROBE, "p.conf", WPROBE);
+	/* ... then in force in a version whose text is unknown: its copy
+	 * of another version goes.  z.conf is given twice; .h.conf and
+	 * x.txt are names the loader would not read. */
+	kw_texts_free(&t);
+	in_force(&set[0], &t, KW_WATCH, ".h.conf", WATCH);
+	in_force(&set[1], &t, KW_WATCH, "w.conf", WATCH);
+	in_force(&set[2], &t, KW_WATCH, "x.txt", WATCH);
+	set[3] = mk(KW_WPROBE, "p.conf", WPROBE "enabled = no\n");
+	in_force(&set[4], &t, KW_FUZZ, "z.conf", FUZZ);
+	set[5] = set[4];
+	counts_reset();
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 6, &t, 0, false), 0);
+	assert_int_equal(n_writes, 1);
+	assert_no_copy(KW_WPROBE, "p.conf");
+	assert_no_copy(KW_WATCH, ".h.conf");
+	assert_no_copy(KW_WATCH, "x.txt");
+	kw_inforce_free(&s);
+	n = load(&s, &t2, &got);
+	assert_int_equal(n, 2);
+	assert_string_equal(got[0].name, "w.conf");
+	assert_string_equal(got[1].name, "z.conf");
 	free(got);
-	free(buf);
+	kw_inforce_free(&s);
 	kw_texts_free(&t);
 	kw_texts_free(&t2);
 }
 
-/* --- what is not used ---------------------------------------------------------- */
+/* --- what is not used -------------------------------------------------------------------- */
 
-#define REC(kind, dir, name, text)                                              \
-	"file " kind " %zu " name "\npath /etc/kwatchd/" dir "/" name "\n%s\n"
-
-static void bad_text_not_used(void **state)
+static void alarmed(int sig)
 {
-	/* One good record among records whose text is no drop-in's. */
+	(void)sig;
+	fail_msg("blocked (a FIFO opened for reading?)");
+}
+
+/* Copies that do not parse, and what is not a regular file, are left
+ * out; a FIFO does not block, a symlink is not followed; the next save
+ * replaces or removes them. */
+static void bad_copies_not_used(void **state)
+{
 	static const char *const bad[] = {
 		"[watch]\nfunction = a b\n",			/* not a symbol */
 		"[watch]\nfunction = victim\r0:8\n",		/* a CR inside a value */
 		"[watch]\nfunction = victim\n\n[watch]\nfunction = x\n",
-		"[wprobe]\nsymbol = jiffies\nfetch = +0(%di);x\n",
-		"[fuzz]\ntarget = ../x\n",
+		"[wprobe]\nsymbol = jiffies\n",			/* not this kind's section */
 		"[watch]\nfunction = victim 0:8\nip_offset = 1\n",
+		"",
 	};
-	char buf[4096];
-	struct kw_texts t;
-	struct kw_file *got;
-	size_t i, n, len;
+	struct kw_inforce s = KW_INFORCE_INIT;
+	struct kw_texts t, t2 = { 0 };
+	struct kw_file *got, set[3];
+	char name[32], outside[PATH_MAX], link[PATH_MAX];
+	size_t i, n;
 
 	(void)state;
+	counts_reset();
+	put(copy_path(KW_WATCH, NULL), "good.conf", WATCH);
+	put(copy_path(KW_WPROBE, NULL), "p.conf", WPROBE);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		const char *kind = strstr(bad[i], "[fuzz]") ? "fuzz" :
-			strstr(bad[i], "[wprobe]") ? "wprobe" : "watch";
-
-		len = snprintf(buf, sizeof(buf), KW_INFORCE_MAGIC
-			       REC("wprobe", "wprobe.d", "p.conf", WPROBE)
-			       "file %s %zu bad.conf\npath /etc/kwatchd/x.d/bad.conf\n%s\n"
-			       "end\n", strlen(WPROBE), WPROBE, kind, strlen(bad[i]), bad[i]);
-		assert_true(len < sizeof(buf));
-		assert_int_equal(parse(buf, len, &got, &n, &t), 0);
-		assert_int_equal(n, 1);
-		assert_string_equal(got[0].name, "p.conf");
-		assert_int_equal(got[0].err, 0);
-		assert_null(kw_file_find(got, n, KW_WATCH, "bad.conf"));
-		assert_int_equal(t.n, 1);
-		free(got);
-		kw_texts_free(&t);
+		snprintf(name, sizeof(name), "bad%zu.conf", i);
+		put(copy_path(KW_WATCH, NULL), name, bad[i]);
 	}
-	/* A NUL in a text is held by the format, and refused by the parser. */
-	len = snprintf(buf, sizeof(buf), KW_INFORCE_MAGIC "file watch 23 n.conf\n"
-		       "path /c/watch.d/n.conf\n[watch]\nfunction = a@b\n\nend\n");
-	*strchr(buf, '@') = '\0';
-	assert_int_equal(parse(buf, len, &got, &n, &t), 0);
-	assert_int_equal(n, 0);
-	assert_int_equal(t.n, 0);
+	/* A NUL in a copy. */
+	put(copy_path(KW_WATCH, NULL), "nul.conf", "[watch]\nfunction = a@b\n");
+	{
+		char *p = strdup(copy_path(KW_WATCH, "nul.conf"));
+		int fd = open(p, O_WRONLY);
+
+		assert_true(fd >= 0);
+		assert_int_equal(pwrite(fd, "", 1, 20), 1);
+		close(fd);
+		free(p);
+	}
+	/* A symlink to a valid file elsewhere, a FIFO, a directory. */
+	snprintf(outside, sizeof(outside), "%s/outside", root);
+	put(outside, "o.conf", WATCH_OLD);
+	snprintf(link, sizeof(link), "%.200s/o.conf", outside);
+	assert_int_equal(symlink(link, copy_path(KW_WATCH, "link.conf")), 0);
+	assert_int_equal(mkfifo(copy_path(KW_WATCH, "fifo.conf"), 0600), 0);
+	assert_int_equal(mkdir(copy_path(KW_WATCH, "dir.conf"), 0700), 0);
+
+	signal(SIGALRM, alarmed);
+	alarm(10);
+	n = load(&s, &t, &got);
+	alarm(0);
+	assert_int_equal(n, 2);
+	assert_string_equal(got[0].name, "good.conf");
+	assert_int_equal(got[0].err, 0);
+	assert_string_equal(got[1].name, "p.conf");
+	assert_int_equal(t.n, 2);
 	free(got);
-}
 
-/* A valid file: the three kinds, the same name under two kinds. */
-static size_t valid(char *buf, size_t size)
-{
-	size_t len = snprintf(buf, size, KW_INFORCE_MAGIC
-			      REC("watch", "watch.d", "a.conf", WATCH)
-			      REC("wprobe", "wprobe.d", "a.conf", WPROBE)
-			      REC("fuzz", "fuzz.d", "z.conf", FUZZ)
-			      "end\n", strlen(WATCH), WATCH, strlen(WPROBE), WPROBE,
-			      strlen(FUZZ), FUZZ);
-
-	assert_true(len < size);
-	return len;
-}
-
-/* Refused as a whole, reported at the caller's line. */
-static void refused_at(const char *buf, size_t len, const char *file, int line)
-{
-	struct kw_file *got;
-	struct kw_texts t;
-	size_t n;
-
-	_assert_int_equal(parse(buf, len, &got, &n, &t), -EBADMSG, file, line);
-	_assert_int_equal(cast_ptr_to_largest_integral_type(got), 0, file, line);
-	_assert_int_equal(n, 0, file, line);
-	_assert_int_equal(t.n, 0, file, line);
-}
-
-#define refused(buf, len) refused_at(buf, len, __FILE__, __LINE__)
-#define refused_str(s) refused_at(s, strlen(s), __FILE__, __LINE__)
-
-#define ONE(line, pathline, text)                                               \
-	KW_INFORCE_MAGIC line "\n" pathline "\n" text "\nend\n"
-#define T "[fuzz]\n"	/* 7 bytes */
-
-static void refused_as_a_whole(void **state)
-{
-	char buf[4096], copy[4096];
-	struct kw_file *got;
-	struct kw_texts t;
-	size_t len, i, n;
-
-	(void)state;
-	len = valid(buf, sizeof(buf));
-	assert_int_equal(parse(buf, len, &got, &n, &t), 0);
-	assert_int_equal(n, 3);
-	free(got);
+	/* In force now: good.conf as saved, and fifo.conf and dir.conf
+	 * (valid drop-ins by those names). */
+	in_force(&set[0], &t2, KW_WATCH, "dir.conf", WATCH);
+	in_force(&set[1], &t2, KW_WATCH, "fifo.conf", WATCH);
+	parse_into(&set[2], KW_WATCH, "good.conf", WATCH);
+	alarm(10);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 3, &t2, 0, false), 0);
+	alarm(0);
+	assert_int_equal(n_writes, 2);
+	/* Only fuzz.d, made now, is listed. */
+	assert_int_equal(n_lists, 1);
+	assert_copy(KW_WATCH, "dir.conf", WATCH);
+	assert_copy(KW_WATCH, "fifo.conf", WATCH);
+	assert_copy(KW_WATCH, "good.conf", WATCH);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		snprintf(name, sizeof(name), "bad%zu.conf", i);
+		assert_no_copy(KW_WATCH, name);
+	}
+	assert_no_copy(KW_WATCH, "nul.conf");
+	assert_no_copy(KW_WATCH, "link.conf");
+	assert_no_copy(KW_WPROBE, "p.conf");
+	/* The symlink went, not what it points at. */
+	snprintf(link, sizeof(link), "%.200s/o.conf", outside);
+	assert_true(S_ISREG(stat_of(link).st_mode));
+	kw_inforce_free(&s);
 	kw_texts_free(&t);
-	refused_str(ONE("file fuzz 7 z.conf", "path /c/fuzz.d/z.conf", T) "x");
-	assert_int_equal(parse(ONE("file fuzz 7 z.conf", "path /c/fuzz.d/z.conf", T),
-			       strlen(ONE("file fuzz 7 z.conf", "path /c/fuzz.d/z.conf", T)),
-			       &got, &n, &t), 0);
-	assert_int_equal(n, 1);
+	kw_texts_free(&t2);
+}
+
+/* A symlink in the place of a directory is not followed: a load reads
+ * nothing through it, a save makes the directory. */
+static void symlinked_dirs_not_followed(void **state)
+{
+	struct kw_inforce s = KW_INFORCE_INIT;
+	struct kw_texts t, t2 = { 0 };
+	char outside[PATH_MAX], path[PATH_MAX];
+	struct kw_file *got, f;
+
+	(void)state;
+	counts_reset();
+	snprintf(outside, sizeof(outside), "%s/outside", root);
+	put(outside, "o.conf", WATCH);
+	put(copy_path(KW_FUZZ, NULL), "z.conf", FUZZ);
+	assert_int_equal(symlink(outside, copy_path(KW_WATCH, NULL)), 0);
+	assert_int_equal(load(&s, &t, &got), 1);
+	assert_string_equal(got[0].name, "z.conf");
 	free(got);
+	kw_inforce_free(&s);
 	kw_texts_free(&t);
 
-	/* Truncated anywhere, even between two records. */
-	for (i = 0; i < len; i++)
-		refused(buf, i);
-	/* Anything after the end. */
-	memcpy(copy, buf, len);
-	copy[len] = '\n';
-	refused(copy, len + 1);
-	copy[len] = '\0';
-	refused(copy, len + 1);
-	refused_str(KW_INFORCE_MAGIC "end\nend\n");
-	refused_str(KW_INFORCE_MAGIC "end \n");
-	/* Headers. */
-	refused_str("");
-	refused_str("kwatchd-in-force 2\nend\n");
-	refused_str("kwatchd-in-force 1 \nend\n");
-	refused_str("kwatchd-in-force 1\r\nend\n");
-	refused_str("KWLG");
-	/* Lengths. */
-	refused_str(ONE("file fuzz 8 z.conf", "path /c/fuzz.d/z.conf", T));
-	refused_str(ONE("file fuzz 6 z.conf", "path /c/fuzz.d/z.conf", T));
-	refused_str(ONE("file fuzz 999999 z.conf", "path /c/fuzz.d/z.conf", T));
-	refused_str(ONE("file fuzz 18446744073709551623 z.conf", "path /c/fuzz.d/z.conf", T));
-	refused_str(ONE("file fuzz 07 z.conf", "path /c/fuzz.d/z.conf", T));
-	refused_str(ONE("file fuzz +7 z.conf", "path /c/fuzz.d/z.conf", T));
-	refused_str(ONE("file fuzz  7 z.conf", "path /c/fuzz.d/z.conf", T));
-	refused_str(ONE("file fuzz 7", "path /c/fuzz.d/z.conf", T));
-	/* Kinds. */
-	refused_str(ONE("file fuzzy 7 z.conf", "path /c/fuzz.d/z.conf", T));
-	refused_str(ONE("file Fuzz 7 z.conf", "path /c/fuzz.d/z.conf", T));
-	refused_str(ONE("file  fuzz 7 z.conf", "path /c/fuzz.d/z.conf", T));
-	refused_str(ONE("files fuzz 7 z.conf", "path /c/fuzz.d/z.conf", T));
-	/* Names and paths. */
-	refused_str(ONE("file fuzz 7 ../z.conf", "path /c/fuzz.d/../z.conf", T));
-	refused_str(ONE("file fuzz 7 d/z.conf", "path /c/fuzz.d/d/z.conf", T));
-	refused_str(ONE("file fuzz 7 z.txt", "path /c/fuzz.d/z.txt", T));
-	refused_str(ONE("file fuzz 7 .conf", "path /c/fuzz.d/.conf", T));
-	refused_str(ONE("file fuzz 7 .z.conf", "path /c/fuzz.d/.z.conf", T));
-	refused_str(ONE("file fuzz 7 z\t.conf", "path /c/fuzz.d/z\t.conf", T));
-	refused_str(ONE("file fuzz 7 z.conf\r", "path /c/fuzz.d/z.conf\r", T));
-	refused_str(ONE("file fuzz 7 z.conf", "path /c/fuzz.d/y.conf", T));
-	refused_str(ONE("file fuzz 7 z.conf", "path /c/fuzz.d/xz.conf", T));
-	refused_str(ONE("file fuzz 7 z.conf", "path z.conf", T));
-	refused_str(ONE("file fuzz 7 z.conf", "path /c/f\033uzz.d/z.conf", T));
-	refused_str(ONE("file fuzz 7 z.conf", "paths /c/fuzz.d/z.conf", T));
-	refused_str(ONE("file fuzz 7 z.conf", "", T));
-	/* The same kind and name twice. */
-	refused_str(KW_INFORCE_MAGIC "file fuzz 7 z.conf\npath /c/fuzz.d/z.conf\n" T "\n"
-		    "file fuzz 7 z.conf\npath /d/fuzz.d/z.conf\n" T "\nend\n");
-	/* A record with no text where one is due. */
-	refused_str(KW_INFORCE_MAGIC "file fuzz 7 z.conf\npath /c/fuzz.d/z.conf\nend\n");
+	/* in-force itself. */
+	snprintf(path, sizeof(path), "%s/state/" KW_INFORCE_DIR, root);
+	snprintf(outside, sizeof(outside), "%s/other", root);
+	assert_int_equal(rename(path, outside), 0);
+	assert_int_equal(symlink(outside, path), 0);
+	assert_int_equal(load(&s, &t, &got), 0);
+	free(got);
+	in_force(&f, &t2, KW_WATCH, "w.conf", WATCH);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), &f, 1, &t2, 0, false), 0);
+	assert_true(S_ISDIR(stat_of(path).st_mode));
+	assert_copy(KW_WATCH, "w.conf", WATCH);
+	/* What the link pointed at is as it was. */
+	snprintf(path, sizeof(path), "%.200s/fuzz.d/z.conf", outside);
+	assert_true(S_ISREG(stat_of(path).st_mode));
+	kw_inforce_free(&s);
+	kw_texts_free(&t);
+	kw_texts_free(&t2);
 }
 
-/* The binary dump of struct kw_file the daemon used to save. */
-static void old_binary_file_refused(void **state)
+/* --- failures ------------------------------------------------------------------------------- */
+
+/* A save that fails part way (no room): the record holds only what was
+ * written, and the next save writes the rest, and only the rest. */
+static void failed_save_retried(void **state)
 {
-	struct {
-		uint32_t magic, file_size;
-		uint64_t n;
-	} h = { 0x4b574c47u, sizeof(struct kw_file), 1 };
-	struct kwd *d = new_kwd();
-	_cleanup_free_ char *buf = malloc(sizeof(h) + sizeof(struct kw_file));
-	struct kw_file f = mk(KW_WATCH, "m.conf", WATCH);
-	char path[PATH_MAX];
+	static const char *const names[] = { "a.conf", "b.conf", "c.conf", "d.conf", "e.conf" };
+	struct kw_inforce s = KW_INFORCE_INIT;
+	struct kw_texts t = { 0 }, t2;
+	struct kw_file set[5], *got;
+	size_t i, n;
 
 	(void)state;
-	assert_non_null(buf);
-	/* What no parser would let through, on its way to the kernel. */
-	strcpy(f.watch.function, "victim 0:8\nvictim");
-	memcpy(buf, &h, sizeof(h));
-	memcpy(buf + sizeof(h), &f, sizeof(f));
-	snprintf(path, sizeof(path), "%.4000s/in-force", d->state_dir);
-	assert_int_equal(kw_replace_file(path, buf, sizeof(h) + sizeof(f)), 0);
-	assert_int_equal(kwd_lastgood_load(d), -EBADMSG);
-	assert_null(d->lastgood);
-	assert_int_equal(d->n_lastgood, 0);
-	free_kwd(d);
+	counts_reset();
+	for (i = 0; i < 5; i++)
+		in_force(&set[i], &t, KW_WATCH, names[i], i % 2 ? WATCH : WATCH_OLD);
+	writes_left = 2;
+	fail_err = -ENOSPC;
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 5, &t, 0, false), -ENOSPC);
+	assert_int_equal(n_writes, 2);
+	assert_copy(KW_WATCH, "a.conf", WATCH_OLD);
+	assert_copy(KW_WATCH, "b.conf", WATCH);
+	assert_no_copy(KW_WATCH, "c.conf");
+	assert_no_copy(KW_WATCH, ".in-force.tmp");
+
+	counts_reset();
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, 5, &t, 0, false), 0);
+	assert_int_equal(n_writes, 3);
+	kw_inforce_free(&s);
+	n = load(&s, &t2, &got);
+	assert_int_equal(n, 5);
+	for (i = 0; i < 5; i++)
+		assert_memory_equal(&got[i], &set[i], sizeof(set[i]));
+	free(got);
+	kw_inforce_free(&s);
+	kw_texts_free(&t);
+	kw_texts_free(&t2);
 }
 
-/* kwd_lastgood_load() on a file refused as a whole keeps nothing of it;
- * one that is not there is no error. */
-static void daemon_load_refused(void **state)
-{
-	struct kwd *d = new_kwd();
-	char path[PATH_MAX], buf[4096];
-	size_t len;
-
-	(void)state;
-	assert_int_equal(kwd_lastgood_load(d), 0);
-	assert_null(d->lastgood);
-	len = valid(buf, sizeof(buf));
-	snprintf(path, sizeof(path), "%.4000s/in-force", d->state_dir);
-	assert_int_equal(kw_replace_file(path, buf, len - 1), 0);
-	assert_int_equal(kwd_lastgood_load(d), -EBADMSG);
-	assert_null(d->lastgood);
-	assert_int_equal(kw_replace_file(path, buf, len), 0);
-	assert_int_equal(kwd_lastgood_load(d), 0);
-	assert_int_equal(d->n_lastgood, 3);
-	free_kwd(d);
-}
-
-/* A save that fails (the state directory is gone) is reported, not only
- * logged, and the next good save ends the streak. */
+/* A save that fails is reported, not only logged, under a path naming
+ * in-force; the next good save ends the streak and writes what is
+ * pending.  A file in the place of a kind directory is replaced. */
 static void failed_save_reported(void **state)
 {
 	struct kwd *d = new_kwd();
 	char cmd[PATH_MAX + 16];
 
 	(void)state;
-	kwd_inforce_save(d);
+	put_dropin(d, KW_WATCH, "w.conf", WATCH);
+	put_dropin(d, KW_FUZZ, "z.conf", FUZZ);
+	apply_all(d);
 	assert_int_equal(saved_err, 0);
 	assert_false(d->inforce_failing);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", d->state_dir);
-	assert_int_equal(system(cmd), 0);
-	kwd_inforce_save(d);
-	assert_true(saved_err < 0);
+	assert_int_equal(n_writes, 2);
+
+	/* No room. */
+	put_dropin(d, KW_WATCH, "w.conf", WATCH_OLD);
+	counts_reset();
+	writes_left = 0;
+	fail_err = -ENOSPC;
+	apply_all(d);
+	assert_int_equal(saved_err, -ENOSPC);
 	assert_true(d->inforce_failing);
-	assert_int_equal(kw_mkdir_p(d->state_dir, 0755), 0);
-	kwd_inforce_save(d);
+	assert_non_null(strstr(saved_path, "/in-force"));
+	assert_copy(KW_WATCH, "w.conf", WATCH);
+	counts_reset();
+	save_all(d);
 	assert_int_equal(saved_err, 0);
 	assert_false(d->inforce_failing);
+	assert_int_equal(n_writes, 1);
+	assert_copy(KW_WATCH, "w.conf", WATCH_OLD);
+
+	/* A file in the place of the state directory. */
+	snprintf(cmd, sizeof(cmd), "rm -rf %s/state && touch %s/state", root, root);
+	assert_int_equal(system(cmd), 0);
+	save_all(d);
+	assert_int_equal(saved_err, -ENOTDIR);
+	assert_true(d->inforce_failing);
+	assert_int_equal(unlink(d->state_dir), 0);
+	assert_int_equal(kw_mkdir_p(d->state_dir, 0755), 0);
+	counts_reset();
+	save_all(d);
+	assert_int_equal(saved_err, 0);
+	assert_false(d->inforce_failing);
+	assert_int_equal(n_writes, 2);
+	assert_copy(KW_WATCH, "w.conf", WATCH_OLD);
+	assert_copy(KW_FUZZ, "z.conf", FUZZ);
+
+	/* A file in the place of a kind directory: replaced. */
+	snprintf(cmd, sizeof(cmd), "rm -rf %.200s && touch %.200s", copy_path(KW_FUZZ, NULL),
+		 copy_path(KW_FUZZ, NULL));
+	assert_int_equal(system(cmd), 0);
+	counts_reset();
+	save_all(d);
+	assert_int_equal(saved_err, 0);
+	assert_int_equal(n_writes, 1);
+	assert_copy(KW_FUZZ, "z.conf", FUZZ);
 	free_kwd(d);
+}
+
+/* --- the single file of an older kwatchd ---------------------------------------------------- */
+
+static void old_file_replaced(void **state)
+{
+	static const char old[] = "kwatchd-in-force 1\nfile watch 7 m.conf\n"
+		"path /etc/kwatchd/watch.d/m.conf\n[watch]\n\nend\n";
+	struct kwd *d = new_kwd();
+	char path[PATH_MAX];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%.4000s/" KW_INFORCE_DIR, d->state_dir);
+	assert_int_equal(kw_replace_file(path, old, strlen(old)), 0);
+	/* Not read: nothing saved to use, and the directory in its place. */
+	assert_int_equal(kwd_lastgood_load(d), 0);
+	assert_int_equal(d->n_lastgood, 0);
+	assert_null(d->lastgood);
+	assert_true(S_ISDIR(stat_of(path).st_mode));
+
+	put_dropin(d, KW_WATCH, "m.conf", WATCH);
+	apply_all(d);
+	assert_int_equal(saved_err, 0);
+	assert_copy(KW_WATCH, "m.conf", WATCH);
+	kwd_inforce_forget();
+	assert_int_equal(kwd_lastgood_load(d), 0);
+	assert_int_equal(d->n_lastgood, 1);
+
+	/* Nor is one found by a save (it is not a directory). */
+	free(d->lastgood);
+	d->lastgood = NULL;
+	d->n_lastgood = 0;
+	snprintf(path, sizeof(path), "rm -rf %.200s/" KW_INFORCE_DIR " && echo x > %.200s/"
+		 KW_INFORCE_DIR, d->state_dir, d->state_dir);
+	assert_int_equal(system(path), 0);
+	counts_reset();
+	save_all(d);
+	assert_int_equal(saved_err, 0);
+	assert_int_equal(n_writes, 1);
+	assert_copy(KW_WATCH, "m.conf", WATCH);
+	free_kwd(d);
+}
+
+/* --- what a save costs ---------------------------------------------------------------------- */
+
+/* KW_INFORCE_FILES_MAX files saved from nothing, then with one changed,
+ * then none: the writes counted, the times printed (not asserted). */
+static void save_of_many(void **state)
+{
+	const size_t n = KW_INFORCE_FILES_MAX;
+	struct kw_inforce s = KW_INFORCE_INIT;
+	struct kw_file *set = calloc(n, sizeof(*set));
+	struct kw_texts t = { 0 };
+	struct timespec t0;
+	char name[32], text[128];
+	double from_nothing, one, none;
+	size_t i;
+
+	(void)state;
+	counts_reset();
+	assert_non_null(set);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "w%04zu.conf", i);
+		snprintf(text, sizeof(text), "[watch]\nfunction = f%04zu\nenabled = no\n", i);
+		in_force(&set[i], &t, KW_WATCH, name, text);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, n, &t, 0, false), 0);
+	from_nothing = ms_since(&t0);
+	assert_int_equal(n_writes, (int)n);
+
+	snprintf(text, sizeof(text), "[watch]\nfunction = f0500\nenabled = no\nip_offset = 1\n");
+	in_force(&set[500], &t, KW_WATCH, "w0500.conf", text);
+	counts_reset();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, n, &t, 0, false), 0);
+	one = ms_since(&t0);
+	assert_int_equal(n_writes, 1);
+	assert_copy(KW_WATCH, "w0500.conf", text);
+
+	counts_reset();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_int_equal(kw_inforce_save(&s, state_dir(), set, n, &t, 0, false), 0);
+	none = ms_since(&t0);
+	assert_int_equal(n_writes, 0);
+	print_message("  save of %zu copies: %.1f ms from nothing, %.2f ms with one changed, "
+		      "%.2f ms with none\n", n, from_nothing, one, none);
+	kw_inforce_free(&s);
+	kw_texts_free(&t);
+	free(set);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(round_trip),
-		cmocka_unit_test_setup_teardown(daemon_round_trip, tmpdir_setup, tmpdir_teardown),
-		cmocka_unit_test_setup_teardown(saved_text_is_the_version_in_force, tmpdir_setup,
-						tmpdir_teardown),
+#define T(f) cmocka_unit_test_setup_teardown(f, tmpdir_setup, tmpdir_teardown)
+		T(round_trip),
+		T(only_changes_written),
+		T(new_directory_listed_again),
+		T(saved_in_slices),
+		T(daemon_round_trip),
+		T(daemon_saves_in_slices),
+		T(saved_text_is_the_version_in_force),
 		cmocka_unit_test(texts_pruned),
-		cmocka_unit_test(unsaved_files_left_out),
-		cmocka_unit_test(bad_text_not_used),
-		cmocka_unit_test(refused_as_a_whole),
-		cmocka_unit_test_setup_teardown(old_binary_file_refused, tmpdir_setup,
-						tmpdir_teardown),
-		cmocka_unit_test_setup_teardown(daemon_load_refused, tmpdir_setup, tmpdir_teardown),
-		cmocka_unit_test_setup_teardown(failed_save_reported, tmpdir_setup, tmpdir_teardown),
+		T(unsaved_files_left_out),
+		T(bad_copies_not_used),
+		T(symlinked_dirs_not_followed),
+		T(failed_save_retried),
+		T(failed_save_reported),
+		T(old_file_replaced),
+		T(save_of_many),
+#undef T
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
