@@ -119,9 +119,11 @@ $(B)/unit/kwatchctl/frames-O2-fp: tests/unit/kwatchctl/frames.c
 	@mkdir -p $(@D)
 	$(CC) -g -O2 -fno-omit-frame-pointer $(WARN) -o $@ $<
 $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
-		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES)
+		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES) \
+		$(B)/daemon/kwatchctl
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Ilib -Idaemon -Ikwatchctl \
+		-DKWATCHCTL='"$(CURDIR)/$(B)/daemon/kwatchctl"' \
 		-DKW_FIXTURES='$(patsubst %,"$(CURDIR)/%"$(COMMA),$(KWC_FIXTURES))' -o $@ $< \
 		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWD_LIBS) $(LIBDW_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars

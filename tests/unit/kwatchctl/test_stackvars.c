@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "kwatchctl.h"
@@ -255,6 +257,52 @@ static void same_name_functions(void **state)
 	kw_stackvars_free(&sv);
 }
 
+/* kwatchctl resolve -b: one answer a line, the table read once. */
+static void batch_resolve(void **state)
+{
+	static const char *const want[] = {
+		"fn=f co=-16 wl=8\n",
+		"! several functions are named f, and their frames place 'b' differently\n",
+		"! no function 'nosuch' with stack variables in the debug information\n",
+		"fn=g\n",
+		"fn=g co=-8 wl=4\n",
+	};
+	char path[] = "/tmp/kw-test-index-XXXXXX", cmd[512], line[512];
+	struct kw_stackvars sv = {};
+	size_t n = 0;
+	FILE *f, *p;
+	int fd;
+
+	(void)state;
+	assert_int_equal(kw_stackvars_add(&sv, "f", "a", KW_SVAR_STACK, -16, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "f", "b", KW_SVAR_STACK, -24, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "f", "b", KW_SVAR_STACK, -32, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "g", "p", KW_SVAR_STACK, -8, 4, 0), 0);
+	kw_stackvars_sort(&sv);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(kw_stackvars_write(&sv, f), 0);
+	assert_int_equal(fclose(f), 0);
+	kw_stackvars_free(&sv);
+
+	snprintf(cmd, sizeof(cmd), "printf 'f a\\nf b\\n\\nnosuch x\\ng\\ng p\\n' | %s resolve -b -x %s",
+		 KWATCHCTL, path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		print_message("  %s", line);
+		assert_true(n < sizeof(want) / sizeof(want[0]));
+		assert_string_equal(line, want[n]);
+		n++;
+	}
+	/* A refusal among them: exit status 1, every line answered. */
+	assert_int_equal(WEXITSTATUS(pclose(p)), 1);
+	assert_int_equal(n, 5);
+	unlink(path);
+}
+
 static void kernel_line(void **state)
 {
 	struct kw_svar_watch w = { .func = "victim", .cfa_off = -48, .len = 8 };
@@ -280,6 +328,7 @@ int main(void)
 		cmocka_unit_test(malformed_index),
 		cmocka_unit_test(same_name_functions),
 		cmocka_unit_test(kernel_line),
+		cmocka_unit_test(batch_resolve),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
