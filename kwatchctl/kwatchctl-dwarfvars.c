@@ -243,6 +243,32 @@ static bool frame_base_is_cfa(Dwarf_Die *fn)
 	       ops[0].atom == DW_OP_call_frame_cfa;
 }
 
+/* Where @fn is entered: DW_AT_entry_pc or DW_AT_low_pc; else, for a
+ * function gcc split into a hot part and a .cold one (DW_AT_ranges only),
+ * the start of the range an ELF function symbol other than FUNC.cold
+ * starts at. */
+static bool func_entry(struct walk *wk, Dwarf_Die *fn, Dwarf_Addr *entry)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t pos = 0;
+
+	if (dwarf_entrypc(fn, entry) == 0)
+		return true;
+	while ((pos = dwarf_ranges(fn, pos, &base, &start, &end)) > 0) {
+		GElf_Off symoff = 1;
+		GElf_Sym s;
+		const char *sym = dwfl_module_addrinfo(wk->mod, start + wk->bias, &symoff, &s,
+						       NULL, NULL, NULL);
+		size_t n = sym ? strlen(sym) : 0;
+
+		if (sym && symoff == 0 && !(n > 5 && strcmp(sym + n - 5, ".cold") == 0)) {
+			*entry = start;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void add_function(struct walk *wk, Dwarf_Die *fn)
 {
 	const char *sym, *name = dwarf_diename(fn);
@@ -250,15 +276,16 @@ static void add_function(struct walk *wk, Dwarf_Die *fn)
 	Dwarf_Addr entry;
 	GElf_Sym s;
 
-	if (!name || dwarf_entrypc(fn, &entry) != 0 || !frame_base_is_cfa(fn))
+	if (!name || !func_entry(wk, fn, &entry) || !frame_base_is_cfa(fn))
 		return;
 	sym = dwfl_module_addrinfo(wk->mod, entry + wk->bias, &symoff, &s, NULL, NULL, NULL);
 	wk->func = sym && symoff == 0 ? sym : name;
 	add_scope(wk, fn);
 }
 
-/* The next function symbol named @func after index *@i: its address, or 0
- * when there is none left.  Start with *@i = 0. */
+/* The next function symbol named @func, or a clone gcc made of it
+ * (func.constprop.0), after index *@i: its address, or 0 when there is
+ * none left.  Start with *@i = 0. */
 static GElf_Addr next_func_sym(Dwfl_Module *mod, const char *func, int *i)
 {
 	int n = dwfl_module_getsymtab(mod);
@@ -268,7 +295,8 @@ static GElf_Addr next_func_sym(Dwfl_Module *mod, const char *func, int *i)
 		GElf_Sym s;
 		const char *name = dwfl_module_getsym_info(mod, *i, &s, &addr, NULL, NULL, NULL);
 
-		if (name && GELF_ST_TYPE(s.st_info) == STT_FUNC && strcmp(name, func) == 0)
+		if (name && GELF_ST_TYPE(s.st_info) == STT_FUNC &&
+		    (strcmp(name, func) == 0 || kw_svar_clone_of(name, func)))
 			return addr;
 	}
 	return 0;
@@ -284,7 +312,7 @@ static void add_cu(struct walk *wk, Dwarf_Die *cu, Dwarf_Addr entry)
 		return;
 	do {
 		if (dwarf_tag(&c) == DW_TAG_subprogram &&
-		    (!entry || (dwarf_entrypc(&c, &pc) == 0 && pc + wk->bias == entry)))
+		    (!entry || (func_entry(wk, &c, &pc) && pc + wk->bias == entry)))
 			add_function(wk, &c);
 	} while (!wk->err && dwarf_siblingof(&c, &c) == 0);
 }

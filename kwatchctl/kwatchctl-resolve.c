@@ -211,6 +211,9 @@ int kwc_resolve(int argc, char **argv)
 		fprintf(stderr, "kwatchctl: resolve: %s\n", err);
 	} else {
 		puts(line);
+		if (w.clone)
+			fprintf(stderr, "kwatchctl: note: %s is compiled only as gcc's clone %s: watching it%s%s\n",
+				argv[optind], w.func, w.others[0] ? "; not watched: " : "", w.others);
 		if (w.partly)
 			fprintf(stderr, "kwatchctl: note: '%s' is in registers at some points of %s; "
 				"stores made while it is there are not seen\n",

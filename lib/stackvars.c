@@ -378,7 +378,109 @@ static int too_big(const struct kw_stackvars *sv, size_t first, size_t n, const 
 		   var, func, size);
 }
 
+bool kw_svar_clone_of(const char *sym, const char *func)
+{
+	static const char *const kinds[] = { "constprop", "isra", "part", "lto_priv" };
+	size_t n = strlen(func), i, k;
+	const char *s = sym + n;
+
+	if (strncmp(sym, func, n) != 0 || *s != '.')
+		return false;
+	while (*s == '.') {
+		s++;
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			i = strlen(kinds[k]);
+			if (strncmp(s, kinds[k], i) == 0 && s[i] == '.' && isdigit((unsigned char)s[i + 1]))
+				break;
+		}
+		if (k == sizeof(kinds) / sizeof(kinds[0]))
+			return false;
+		s += i + 1;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	return *s == '\0';
+}
+
+#define KW_SVAR_CLONES_MAX 8
+
+/* The distinct clones of @func in the index (sorted, so all names that
+ * start with "func." are together), at most KW_SVAR_CLONES_MAX. */
+static size_t clones_of(const struct kw_stackvars *sv, const char *func,
+			const char *clones[KW_SVAR_CLONES_MAX])
+{
+	size_t first, i, n = 0, len = strlen(func);
+	char prefix[KW_SVAR_FUNC_MAX + 2];
+
+	if (len + 1 >= sizeof(prefix))
+		return 0;
+	memcpy(prefix, func, len);
+	memcpy(prefix + len, ".", 2);
+	func_range(sv, prefix, &first);	/* the first entry at or after "func." */
+	for (i = first; i < sv->n && strncmp(sv->v[i].func, prefix, len + 1) == 0; i++) {
+		if (n && strcmp(sv->v[i].func, clones[n - 1]) == 0)
+			continue;
+		if (kw_svar_clone_of(sv->v[i].func, func) && n < KW_SVAR_CLONES_MAX)
+			clones[n++] = sv->v[i].func;
+	}
+	return n;
+}
+
+static int resolve_exact(const struct kw_stackvars *sv, const char *func, const char *var,
+			 struct kw_svar_watch *w, char *why, size_t whylen);
+
+/* @func is only there as clones: resolve in the first clone where @var
+ * resolves, the others listed in w->others; if it resolves in none, the
+ * first clone's error.  1 if @func has no clone in the index. */
+static int resolve_clones(const struct kw_stackvars *sv, const char *func, const char *var,
+			  struct kw_svar_watch *w, char *why, size_t whylen)
+{
+	const char *clones[KW_SVAR_CLONES_MAX];
+	size_t n = clones_of(sv, func, clones), i, used = 0, chosen;
+	char scratch[512];
+	int r = 0, first_err = 0;
+
+	if (!n)
+		return 1;
+	for (chosen = 0; chosen < n; chosen++) {
+		r = resolve_exact(sv, clones[chosen], var, w, chosen ? scratch : why,
+				  chosen ? sizeof(scratch) : whylen);
+		if (r == 0)
+			break;
+		if (!first_err)
+			first_err = r;
+	}
+	if (chosen == n)
+		return first_err;
+	w->clone = true;
+	for (i = 0; i < n; i++) {
+		if (i == chosen)
+			continue;
+		if (used < sizeof(w->others))
+			used += snprintf(w->others + used, sizeof(w->others) - used, "%s%s",
+					 used ? ", " : "", clones[i]);
+	}
+	if (used >= sizeof(w->others))
+		strcpy(w->others + sizeof(w->others) - 4, "...");
+	return 0;
+}
+
 int kw_stackvars_resolve(const struct kw_stackvars *sv, const char *func, const char *var,
+			 struct kw_svar_watch *w, char *why, size_t whylen)
+{
+	size_t first;
+	int r;
+
+	if (func && *func && strlen(func) <= KW_SVAR_FUNC_MAX && all_chars(func, ".$") &&
+	    !func_range(sv, func, &first)) {
+		r = resolve_clones(sv, func, var, w, why, whylen);
+		if (r <= 0)
+			return r;
+	}
+	return resolve_exact(sv, func, var, w, why, whylen);
+}
+
+static int resolve_exact(const struct kw_stackvars *sv, const char *func, const char *var,
 			 struct kw_svar_watch *w, char *why, size_t whylen)
 {
 	char key[KW_SVAR_PATH_MAX + 1], list[200];

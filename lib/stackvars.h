@@ -66,7 +66,11 @@ struct kw_stackvars {
 
 /* What a watch on FUNCTION VARIABLE resolved to. */
 struct kw_svar_watch {
-	char func[KW_SVAR_FUNC_MAX + 1];
+	char func[KW_SVAR_FUNC_MAX + 1];	/* as kallsyms names it: a clone's name */
+	/* FUNCTION was found as gcc's clone(s) of it (foo.constprop.0): the
+	 * others than func, which are not watched ("" if none). */
+	bool clone;
+	char others[128];
 	bool canary;
 	long cfa_off;		/* !canary: the watched bytes' offset from the CFA */
 	unsigned int len;	/* !canary: 1, 2, 4 or 8 */
@@ -88,8 +92,15 @@ int kw_stackvars_load(struct kw_stackvars *sv, const char *path, char *err, size
 /* Write the index's text. */
 int kw_stackvars_write(const struct kw_stackvars *sv, FILE *out);
 
+/* @sym is a clone gcc made of @func: FUNC, then one or more of
+ * .constprop.N, .isra.N, .part.N, .lto_priv.N (not .cold: no entry). */
+bool kw_svar_clone_of(const char *sym, const char *func);
+
 /* Resolve VARIABLE of FUNCTION: NAME, then .MEMBER and [INDEX] steps; NULL
- * or "canary" for the stack canary.  -ENOENT (no such function or
+ * or "canary" for the stack canary.  A FUNCTION that the index has only as
+ * gcc's clones (kallsyms knows foo.constprop.0, the source says foo)
+ * resolves to its clone: the first clone where the variable resolves,
+ * the others listed in w->others.  -ENOENT (no such function or
  * variable), -EINVAL (a malformed name, an index out of bounds),
  * -EADDRNOTAVAIL (not on the stack), -E2BIG (more than 8 bytes, or not 1, 2,
  * 4 or 8), -ENOTUNIQ (functions of that name that disagree), with a

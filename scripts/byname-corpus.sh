@@ -14,13 +14,17 @@ REPORT=$KWATCH_TOP/build/byname-report.txt
 mkdir -p "$OUT"
 [ -f "$KBUILD/vmlinux" ] || die "no $KBUILD/vmlinux: run 'make kernel'"
 
-# vmlinux's functions that load the canary, by their kallsyms names.
+# vmlinux's functions that load the canary, by their kallsyms names: not
+# those of .init.text (freed after boot: nothing to watch), and not the
+# .cold parts gcc splits off (their canary check is their function's).
 list_canaried() {
 	local t0
 	t0=$(date +%s)
 	objdump -d --no-show-raw-insn "$KBUILD/vmlinux" |
-		awk '/^[0-9a-f]+ <[^>]*>:$/ { fn = substr($2, 2, length($2) - 3); next }
-		     fn != "" && /%gs:0x28/ { print fn; fn = "" }' | sort -u >"$OUT/canaried.txt.tmp"
+		awk '/^Disassembly of section / { text = $4 !~ /^\.(init|exit)\./; next }
+		     /^[0-9a-f]+ <[^>]*>:$/ { fn = text ? substr($2, 2, length($2) - 3) : ""; next }
+		     fn != "" && fn !~ /\.cold$/ && /%gs:0x28/ { print fn; fn = "" }' |
+		sort -u >"$OUT/canaried.txt.tmp"
 	mv "$OUT/canaried.txt.tmp" "$OUT/canaried.txt"
 	say "$(wc -l <"$OUT/canaried.txt") functions of vmlinux load the stack canary" \
 		"($(grep -c '\.' "$OUT/canaried.txt") of them compiler clones), in $(($(date +%s) - t0)) s"

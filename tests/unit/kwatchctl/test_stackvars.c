@@ -303,6 +303,90 @@ static void batch_resolve(void **state)
 	unlink(path);
 }
 
+static void clone_names(void **state)
+{
+	(void)state;
+	assert_true(kw_svar_clone_of("foo.constprop.0", "foo"));
+	assert_true(kw_svar_clone_of("foo.isra.12", "foo"));
+	assert_true(kw_svar_clone_of("foo.part.0", "foo"));
+	assert_true(kw_svar_clone_of("foo.constprop.0.isra.0", "foo"));
+	assert_true(kw_svar_clone_of("foo.lto_priv.3", "foo"));
+	assert_false(kw_svar_clone_of("foo", "foo"));
+	assert_false(kw_svar_clone_of("foo.cold", "foo"));		/* no entry */
+	assert_false(kw_svar_clone_of("foo.isra.0.cold", "foo"));
+	assert_false(kw_svar_clone_of("foobar.isra.0", "foo"));
+	assert_false(kw_svar_clone_of("foo.isra", "foo"));
+	assert_false(kw_svar_clone_of("foo.isra.x", "foo"));
+	assert_false(kw_svar_clone_of("foo.static.0", "foo"));
+}
+
+/* By the source's name, a function that exists only as gcc's clone, or
+ * split into hot and cold parts: from the whole file and from -e FUNC. */
+static void clones_by_source_name(void **state)
+{
+	struct kw_stackvars sv, one = {};
+	struct kw_svar_watch w;
+	char err[512];
+
+	(void)state;
+	load(KW_CLONES, &sv);
+	assert_int_equal(resolve(&sv, "scan", "buf[1]", &w), 0);
+	assert_string_equal(w.func, "scan.isra.0");
+	assert_true(w.clone);
+	assert_string_equal(w.others, "");
+	assert_int_equal(w.len, 1);
+	assert_int_equal(resolve(&sv, "scan", NULL, &w), 0);
+	assert_true(w.canary);
+	assert_string_equal(w.func, "scan.isra.0");
+	/* The clone's own name still works, as itself. */
+	assert_int_equal(resolve(&sv, "scan.isra.0", "buf[1]", &w), 0);
+	assert_false(w.clone);
+	/* split has DW_AT_ranges (split and split.cold), no DW_AT_low_pc. */
+	assert_int_equal(resolve(&sv, "split", "name[0]", &w), 0);
+	assert_string_equal(w.func, "split");
+	assert_int_equal(resolve(&sv, "split.cold", "name[0]", &w), -ENOENT);
+	kw_stackvars_free(&sv);
+
+	assert_int_equal(kwc_dwarf_stackvars(KW_CLONES, "scan", &one, err, sizeof(err)), 0);
+	assert_int_equal(kwc_dwarf_stackvars(KW_CLONES, "split", &one, err, sizeof(err)), 0);
+	kw_stackvars_sort(&one);
+	assert_int_equal(resolve(&one, "scan", "buf[1]", &w), 0);
+	assert_string_equal(w.func, "scan.isra.0");
+	assert_int_equal(resolve(&one, "split", "name[1]", &w), 0);
+	kw_stackvars_free(&one);
+}
+
+/* Several clones: the first where the variable resolves, the others
+ * named; none: the first clone's reason. */
+static void several_clones(void **state)
+{
+	struct kw_stackvars sv = {};
+	struct kw_svar_watch w;
+	char why[512];
+
+	(void)state;
+	assert_int_equal(kw_stackvars_add(&sv, "g.isra.0", "a", KW_SVAR_STACK, -16, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "g.part.0", "a", KW_SVAR_STACK, -24, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "g.cold", "a", KW_SVAR_STACK, -24, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "gg", "a", KW_SVAR_STACK, -8, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "h.isra.0", "b", KW_SVAR_STACK, -16, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "h.part.0", "a", KW_SVAR_STACK, -32, 4, 0), 0);
+	kw_stackvars_sort(&sv);
+	assert_int_equal(resolve(&sv, "g", "a", &w), 0);
+	assert_string_equal(w.func, "g.isra.0");
+	assert_int_equal(w.cfa_off, -16);
+	assert_string_equal(w.others, "g.part.0");
+	assert_int_equal(resolve(&sv, "h", "a", &w), 0);
+	assert_string_equal(w.func, "h.part.0");
+	assert_int_equal(w.cfa_off, -32);
+	assert_string_equal(w.others, "h.isra.0");
+	assert_int_equal(kw_stackvars_resolve(&sv, "h", "zz", &w, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "h.isra.0 has no variable 'zz'"));
+	assert_int_equal(kw_stackvars_resolve(&sv, "nosuch", "a", &w, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "no function 'nosuch'"));
+	kw_stackvars_free(&sv);
+}
+
 static void kernel_line(void **state)
 {
 	struct kw_svar_watch w = { .func = "victim", .cfa_off = -48, .len = 8 };
@@ -329,6 +413,9 @@ int main(void)
 		cmocka_unit_test(same_name_functions),
 		cmocka_unit_test(kernel_line),
 		cmocka_unit_test(batch_resolve),
+		cmocka_unit_test(clone_names),
+		cmocka_unit_test(clones_by_source_name),
+		cmocka_unit_test(several_clones),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
