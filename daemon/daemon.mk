@@ -121,7 +121,7 @@ $(B)/unit/kwatchctl/frames-O2-fp: tests/unit/kwatchctl/frames.c
 # gcc's clones and hot/cold splits, as the kernel has them.
 $(B)/unit/kwatchctl/clones-O2: tests/unit/kwatchctl/clones.c
 	@mkdir -p $(@D)
-	$(CC) -g -O2 -fstack-protector-all $(WARN) -o $@ $<
+	$(CC) -g -O2 -fno-omit-frame-pointer -fstack-protector-all $(WARN) -o $@ $<
 $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
 		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES) \
 		$(B)/unit/kwatchctl/clones-O2 $(B)/daemon/kwatchctl

@@ -97,6 +97,12 @@ static int v4_line(const char *elf, const struct kw_svar_watch *w, unsigned long
 
 	if (depth)
 		snprintf(dp, sizeof(dp), "+%u", depth);
+	if (!w->canary && w->sp_rel) {
+		snprintf(err, errlen, "%.200s: the variable is placed from the stack pointer of a "
+			 "frame the prologue realigns (so=%ld once it is done): leave -a out",
+			 w->func, w->cfa_off);
+		return -EINVAL;
+	}
 	if (!w->canary) {
 		r = kwc_dwarf_sp_dist(elf, w->func, at, &dist, err, errlen);
 		if (r < 0)

@@ -268,6 +268,7 @@ int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
 	if (w->variable[0] || w->canary) {
 		struct kw_svar_watch sw = {
 			.canary = !w->variable[0], .cfa_off = w->cfa_off, .len = w->local_len,
+			.sp_rel = w->sp_rel,
 		};
 
 		if (kw_strlcpy(sw.func, w->symbol[0] ? w->symbol : w->function, sizeof(sw.func)) < 0)
@@ -324,6 +325,7 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 	int r;
 
 	w->resolved = false;
+	w->sp_rel = false;
 	w->symbol[0] = '\0';
 	w->clones_unwatched[0] = '\0';
 	if (w->has_ip_offset || (!w->variable[0] && !w->canary))
@@ -347,6 +349,7 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 	if (!w->variable[0])
 		return 0;
 	w->cfa_off = sw.cfa_off;
+	w->sp_rel = sw.sp_rel;
 	w->local_len = sw.len;
 	w->resolved = true;
 	return 0;

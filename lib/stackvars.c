@@ -133,13 +133,21 @@ static int parse_loc(const char *s, struct kw_svar *e)
 			e->loc = i;
 			return 0;
 		}
-	if (strncmp(s, "cfa", 3) == 0)
+	if (strncmp(s, "cfa", 3) == 0) {
 		e->loc = KW_SVAR_STACK;
-	else if (strncmp(s, "part", 4) == 0)
+		s += 3;
+	} else if (strncmp(s, "part", 4) == 0) {
 		e->loc = KW_SVAR_PART;
-	else
+		s += 4;
+	} else if (strncmp(s, "sp", 2) == 0) {
+		e->loc = KW_SVAR_SP;
+		s += 2;
+	} else if (strncmp(s, "fp", 2) == 0) {
+		e->loc = KW_SVAR_FP;
+		s += 2;
+	} else {
 		return -EINVAL;
-	s += e->loc == KW_SVAR_STACK ? 3 : 4;
+	}
 	if (*s != '-' && *s != '+')
 		return -EINVAL;
 	errno = 0;
@@ -256,6 +264,8 @@ int kw_stackvars_write(const struct kw_stackvars *sv, FILE *out)
 		fprintf(out, "%s %s ", e->func, e->path);
 		if (e->loc == KW_SVAR_STACK || e->loc == KW_SVAR_PART)
 			fprintf(out, "%s%+ld", e->loc == KW_SVAR_STACK ? "cfa" : "part", e->cfa_off);
+		else if (e->loc == KW_SVAR_SP || e->loc == KW_SVAR_FP)
+			fprintf(out, "%s%+ld", e->loc == KW_SVAR_SP ? "sp" : "fp", e->cfa_off);
 		else
 			fputs(loc_name[e->loc], out);
 		fprintf(out, " %lu", e->size);
@@ -556,12 +566,27 @@ static int resolve_exact(const struct kw_stackvars *sv, const char *func, const 
 		return say(why, whylen, -ENOTUNIQ,
 			   "several functions are named %s, and their frames place '%s' differently",
 			   func, var);
-	if (e->loc != KW_SVAR_STACK && e->loc != KW_SVAR_PART)
+	if (e->loc == KW_SVAR_FP)
+		return say(why, whylen, -EADDRNOTAVAIL,
+			   "'%s' of %s is placed from the frame pointer (fp%+ld) in a frame its prologue realigns: not watched by name",
+			   var, func, off + e->cfa_off);
+	if (e->loc != KW_SVAR_STACK && e->loc != KW_SVAR_PART && e->loc != KW_SVAR_SP)
 		return say(why, whylen, -EADDRNOTAVAIL, "'%s' of %s %s", var, func,
 			   where_not(e->loc));
 	if (e->size > 8 || (e->size & (e->size - 1)))
 		return too_big(sv, first, n, key, var, func, e->size, why, whylen);
 	off += e->cfa_off;
+	if (e->loc == KW_SVAR_SP) {
+		/* From the stack pointer once the prologue has realigned it:
+		 * so= at the point the kernel picks, after the prologue. */
+		if (off < 0 || off % (long)e->size)
+			return say(why, whylen, -EINVAL, "'%s' of %s (sp%+ld) is not an aligned slot",
+				   var, func, off);
+		w->sp_rel = true;
+		w->cfa_off = off;
+		w->len = e->size;
+		return 0;
+	}
 	if (off >= 0)
 		return say(why, whylen, -EADDRNOTAVAIL,
 			   "'%s' of %s is passed on the stack (CFA+%ld), in the caller's part of the stack: not watched",
@@ -582,7 +607,8 @@ int kw_svar_line(const struct kw_svar_watch *w, unsigned int depth, char *buf, s
 	if (depth)
 		snprintf(dp, sizeof(dp), " dp=%u", depth);
 	if (!w->canary)
-		snprintf(var, sizeof(var), " co=%ld wl=%u", w->cfa_off, w->len);
+		snprintf(var, sizeof(var), " %s=%ld wl=%u", w->sp_rel ? "so" : "co", w->cfa_off,
+			 w->len);
 	return kw_fit(snprintf(buf, n, "fn=%s%s%s", w->func, dp, var), n);
 }
 

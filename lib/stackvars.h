@@ -22,7 +22,11 @@
  * argument passed on the stack), part-N (there only at some points of the
  * function: elsewhere in a register), reg
  * (only ever in registers), none (optimised out) or multi (in more than one
- * stack slot).  SIZE is in bytes (an element's, for PATH[]).
+ * stack slot).  SIZE is in bytes (an element's, for PATH[]).  In a frame
+ * the prologue realigns (and $-64,%rsp), the compiler places variables
+ * from the stack pointer (sp+N, N bytes above it once the prologue is
+ * done) or from the frame pointer (fp-N): the CFA is at no fixed distance
+ * from either.
  */
 #ifndef KW_STACKVARS_H
 #define KW_STACKVARS_H
@@ -46,13 +50,16 @@ enum kw_svar_loc {
 	KW_SVAR_REG,
 	KW_SVAR_NONE,
 	KW_SVAR_MULTI,
+	KW_SVAR_SP,	/* above the stack pointer after a realigning prologue */
+	KW_SVAR_FP,	/* from the frame pointer, in a realigned frame */
 };
 
 struct kw_svar {
 	char *func;		/* the symbol, as kallsyms names it */
 	char *path;		/* "buf", "buf[]", "s.len", "arr[].x" */
 	enum kw_svar_loc loc;
-	long cfa_off;		/* KW_SVAR_STACK, KW_SVAR_PART: below the CFA */
+	long cfa_off;		/* KW_SVAR_STACK, KW_SVAR_PART: below the CFA;
+				 * KW_SVAR_SP, KW_SVAR_FP: from that register */
 	unsigned long size;	/* bytes: an element's for "x[]" */
 	unsigned long count;	/* elements, for "x[]"; else 0 */
 };
@@ -72,9 +79,11 @@ struct kw_svar_watch {
 	bool clone;
 	char others[128];
 	bool canary;
-	long cfa_off;		/* !canary: the watched bytes' offset from the CFA */
+	long cfa_off;		/* !canary: the watched bytes' offset from the CFA,
+				 * or with sp_rel from the stack pointer */
 	unsigned int len;	/* !canary: 1, 2, 4 or 8 */
 	bool partly;		/* in registers at some points of the function */
+	bool sp_rel;		/* cfa_off is from the stack pointer (so=) */
 };
 
 /* Add an entry (copies of @func and @path); after all adds, kw_stackvars_sort(). */

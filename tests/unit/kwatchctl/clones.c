@@ -11,6 +11,11 @@
  *   gcc splits into split and split.cold: its DWARF has DW_AT_ranges and
  *   no DW_AT_low_pc.
  *
+ * - realigned(): a local aligned to 64 bytes, so that the prologue
+ *   realigns the stack pointer (and $-64,%rsp after the frame pointer is
+ *   set up, as in the kernel): gcc places its locals from the stack
+ *   pointer (DW_OP_breg7), not from the CFA.
+ *
  * Each keeps an array on its stack.  main() prints nothing: the test reads
  * the DWARF and the symbol table only.
  */
@@ -54,11 +59,24 @@ __attribute__((noinline)) long split(int n, const char *s)
 	return h;
 }
 
+__attribute__((noinline)) long realigned(int n)
+{
+	char buf[64] __attribute__((aligned(64)));
+	long flags = n * 3;
+	int i;
+
+	snprintf(buf, sizeof(buf), "%d", n);
+	__asm__ volatile("" : : "r"(&flags) : "memory");
+	for (i = 0; buf[i]; i++)
+		flags += buf[i];
+	return flags;
+}
+
 int main(int argc, char **argv)
 {
 	struct req r = { .len = argc, .flags = 1 };
 
 	(void)argv;
 	snprintf(r.tag, sizeof(r.tag), "x%d", argc);
-	return (int)(scan(&r) + split(argc - 2, "a")) == 42;
+	return (int)(scan(&r) + split(argc - 2, "a") + realigned(argc)) == 42;
 }

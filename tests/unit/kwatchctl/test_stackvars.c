@@ -324,9 +324,8 @@ static void clone_names(void **state)
  * split into hot and cold parts: from the whole file and from -e FUNC. */
 static void clones_by_source_name(void **state)
 {
-	struct kw_stackvars sv, one = {};
+	struct kw_stackvars sv;
 	struct kw_svar_watch w;
-	char err[512];
 
 	(void)state;
 	load(KW_CLONES, &sv);
@@ -346,6 +345,55 @@ static void clones_by_source_name(void **state)
 	assert_string_equal(w.func, "split");
 	assert_int_equal(resolve(&sv, "split.cold", "name[0]", &w), -ENOENT);
 	kw_stackvars_free(&sv);
+}
+
+/* A frame the prologue realigns: its locals from the stack pointer (so=),
+ * or refused with the reason from the frame pointer. */
+static void realigned_frame(void **state)
+{
+	struct kw_stackvars sv = {};
+	struct kw_svar_watch w;
+	char buf[128], why[512], *text;
+	FILE *f;
+	size_t len;
+
+	(void)state;
+	load(KW_CLONES, &sv);
+	assert_int_equal(resolve(&sv, "realigned", "flags", &w), 0);
+	assert_true(w.sp_rel);
+	assert_int_equal(w.len, 8);
+	assert_true(w.cfa_off >= 0);
+	assert_true(kw_svar_line(&w, 0, buf, sizeof(buf)) > 0);
+	print_message("  realigned flags: %s\n", buf);
+	assert_non_null(strstr(buf, "fn=realigned so="));
+	assert_int_equal(resolve(&sv, "realigned", "buf[3]", &w), 0);
+	assert_true(w.sp_rel);
+	assert_int_equal(w.len, 1);
+	/* The index keeps them: sp+N, fp-N round trip. */
+	assert_int_equal(kw_stackvars_add(&sv, "fpfn", "x", KW_SVAR_FP, -24, 8, 0), 0);
+	kw_stackvars_sort(&sv);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(kw_stackvars_write(&sv, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "\nrealigned flags sp+"));
+	assert_non_null(strstr(text, "\nfpfn x fp-24 8\n"));
+	kw_stackvars_free(&sv);
+	assert_int_equal(kw_stackvars_parse(&sv, text, why, sizeof(why)), 0);
+	assert_int_equal(resolve(&sv, "realigned", "flags", &w), 0);
+	assert_true(w.sp_rel);
+	assert_int_equal(kw_stackvars_resolve(&sv, "fpfn", "x", &w, why, sizeof(why)), -EADDRNOTAVAIL);
+	assert_non_null(strstr(why, "from the frame pointer (fp-24) in a frame its prologue realigns"));
+	kw_stackvars_free(&sv);
+}
+
+static void clones_by_source_name_e(void **state)
+{
+	struct kw_stackvars one = {};
+	struct kw_svar_watch w;
+	char err[512];
+
+	(void)state;
 
 	assert_int_equal(kwc_dwarf_stackvars(KW_CLONES, "scan", &one, err, sizeof(err)), 0);
 	assert_int_equal(kwc_dwarf_stackvars(KW_CLONES, "split", &one, err, sizeof(err)), 0);
@@ -415,6 +463,8 @@ int main(void)
 		cmocka_unit_test(batch_resolve),
 		cmocka_unit_test(clone_names),
 		cmocka_unit_test(clones_by_source_name),
+		cmocka_unit_test(clones_by_source_name_e),
+		cmocka_unit_test(realigned_frame),
 		cmocka_unit_test(several_clones),
 	};
 

@@ -116,8 +116,12 @@ t_test9_realigned_canary() {
 	echo "$err" | grep -q 'not supported' || fail "co= in a realigned frame: $err (want EOPNOTSUPP)" || return 1
 	since_mark | grep -q 'realigned_overflow: no probe point found: its prologue realigns' ||
 		fail "no log line saying the prologue realigns" || return 1
-	# so= is from the stack pointer: it needs no distance to the CFA.
-	echo 'fn=realigned_overflow so=0 wl=8' >$KSW || fail "so= in a realigned frame refused" || return 1
+	# so= is from the stack pointer: it needs no distance to the CFA.  The
+	# index has the realigned frame's buffer from the stack pointer
+	# (DW_OP_breg7), and the resolver gives it as so=.
+	cfg=$(kwatchctl resolve realigned_overflow 'buffer[0]') || return 1
+	expect_eq "buffer[0] of the realigned frame, by name" "$cfg" "fn=realigned_overflow so=0 wl=8" || return 1
+	echo "$cfg" >$KSW || fail "so= in a realigned frame refused" || return 1
 	cat $KSW | grep -qE '^fn=realigned_overflow so=0 wl=8 # fo=0x[0-9a-f]+' ||
 		fail "so= read back: $(cat $KSW)" || return 1
 	echo >$KSW
