@@ -60,7 +60,7 @@ include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit unit-build checkpatch test vm-test \
-	debug-test kcsan-test fault-test cross-test storm-ab fault-sweep vm run bench stream-profile loop-bench clean \
+	debug-test kcsan-test fault-test byname-corpus cross-test storm-ab fault-sweep vm run bench stream-profile loop-bench clean \
 	fresh-check install deb \
 	deb-test FORCE
 
@@ -76,6 +76,7 @@ help:
 	@echo "make fault-sweep     kwatchd on the host with each system call of a scenario failed in turn (strace --inject)"
 	@echo "make storm-ab        the storm suite, a host thread per vCPU, under Debian's QEMU 7.2 and bookworm-backports' 10.0"
 	@echo "make cross-test      the series cross-built for arm64 and its KUnit suites booted under qemu-system-aarch64"
+	@echo "make byname-corpus   watching by name measured over vmlinux: shares armed, reasons (build/byname-report.txt)"
 	@echo "make fault-test      every control operation with its Nth allocation failed, N=1,2,..; kmemleak (KWATCH_FLAVOR=fault)"
 	@echo "make install         kwatchd, kwatchctl, kfuzztest-bridge, kfuzztest-fuzz, units, config and docs (DESTDIR=, PREFIX=/usr)"
 	@echo "make deb             the kwatch .deb (debhelper) in build/deb/"
@@ -196,6 +197,15 @@ FAULT_SUITE ?= fault
 fault-test:
 	@$(MAKE) --no-print-directory vm-test KWATCH_FLAVOR=fault SUITE=$(FAULT_SUITE) \
 		KWATCH_VM_TIMEOUT=$${KWATCH_VM_TIMEOUT:-14400}
+
+# Watching by name over the whole kernel (issue 31, item 1): the list of
+# vmlinux's canaried functions into the image, then the MANUAL suite
+# byname_corpus arms a sample of them and of the index's stack variables
+# by name; the shares and reasons go to build/byname-report.txt.
+byname-corpus: modules host $(GUEST_TARGETS)
+	@scripts/byname-corpus.sh list
+	@$(MAKE) --no-print-directory image
+	@scripts/byname-corpus.sh run
 
 # The storm's cause (issue 29, item 15): the same kernel, image and suite
 # under two QEMUs, multi-threaded TCG (scripts/storm-ab.sh).

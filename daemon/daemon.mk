@@ -119,10 +119,17 @@ $(B)/unit/kwatchctl/frames-O2: tests/unit/kwatchctl/frames.c
 $(B)/unit/kwatchctl/frames-O2-fp: tests/unit/kwatchctl/frames.c
 	@mkdir -p $(@D)
 	$(CC) -g -O2 -fno-omit-frame-pointer $(WARN) -o $@ $<
+# gcc's clones and hot/cold splits, as the kernel has them.
+$(B)/unit/kwatchctl/clones-O2: tests/unit/kwatchctl/clones.c
+	@mkdir -p $(@D)
+	$(CC) -g -O2 -fno-omit-frame-pointer -fstack-protector-all $(WARN) -o $@ $<
 $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
-		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES)
+		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES) \
+		$(B)/unit/kwatchctl/clones-O2 $(B)/daemon/kwatchctl
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Ilib -Idaemon -Ikwatchctl \
+		-DKWATCHCTL='"$(CURDIR)/$(B)/daemon/kwatchctl"' \
+		-DKW_CLONES='"$(CURDIR)/$(B)/unit/kwatchctl/clones-O2"' \
 		-DKW_FIXTURES='$(patsubst %,"$(CURDIR)/%"$(COMMA),$(KWC_FIXTURES))' -o $@ $< \
 		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWD_LIBS) $(LIBDW_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars

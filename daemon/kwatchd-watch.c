@@ -191,6 +191,11 @@ int kwd_watch_arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const 
 		snprintf(line, n, "variable=%.64s: %.400s", f->watch.variable, why);
 		return r;
 	}
+	if (f->watch.symbol[0])
+		log_info("%s: %s is compiled only as gcc's clone %s: watching it%s%s", f->path,
+			 f->watch.function, f->watch.symbol,
+			 f->watch.clones_unwatched[0] ? "; not watched: " : "",
+			 f->watch.clones_unwatched);
 	r = kw_watch_line(&f->watch, line, n);
 	if (r < 0)
 		return r;

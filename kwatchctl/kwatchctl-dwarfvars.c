@@ -38,6 +38,7 @@ struct walk {
 	Dwarf_Addr bias;
 	const char *func;
 	unsigned int entries;	/* of the variable being expanded */
+	enum kw_svar_loc loc;	/* its location's kind, its parts' too */
 	int err;
 };
 
@@ -109,7 +110,7 @@ static void expand_members(struct walk *wk, const char *path, long off, Dwarf_Di
 		if ((size_t)snprintf(sub, sizeof(sub), "%s.%s", path, name) >= sizeof(sub) ||
 		    !size_of(&mt, &size))
 			continue;
-		add(wk, sub, KW_SVAR_STACK, off + (long)moff, size, 0);
+		add(wk, sub, wk->loc, off + (long)moff, size, 0);
 		expand(wk, sub, off + (long)moff, &mt, depth + 1);
 	} while (dwarf_siblingof(&m, &m) == 0);
 }
@@ -140,7 +141,7 @@ static void expand_array(struct walk *wk, const char *path, long off, Dwarf_Die 
 	if (!count || !type_of(type, &et) || !size_of(&et, &esize) ||
 	    (size_t)snprintf(sub, sizeof(sub), "%s[]", path) >= sizeof(sub))
 		return;
-	add(wk, sub, KW_SVAR_STACK, off, esize, count);
+	add(wk, sub, wk->loc, off, esize, count);
 	expand(wk, sub, off, &et, depth + 1);
 }
 
@@ -160,11 +161,15 @@ static void expand(struct walk *wk, const char *path, long off, Dwarf_Die *type,
 }
 
 /* Where a variable lives, over its whole location list; -1 for a static
- * one (DW_OP_addr: not in the frame). */
+ * one (DW_OP_addr: not in the frame).  A slot is DW_OP_fbreg N (from the
+ * CFA: the frame base is DW_OP_call_frame_cfa); in a frame the prologue
+ * realigns, gcc places what it cannot from the CFA with DW_OP_breg7 (from
+ * the stack pointer) or DW_OP_breg6 (from the frame pointer). */
 static int locate(Dwarf_Die *var, long *off)
 {
 	unsigned int mem = 0, other = 0;
 	Dwarf_Addr base, start, end;
+	int kind = -1, k;
 	Dwarf_Attribute a;
 	Dwarf_Op *ops;
 	size_t nops;
@@ -176,11 +181,16 @@ static int locate(Dwarf_Die *var, long *off)
 	while ((pos = dwarf_getlocations(&a, pos, &base, &start, &end, &ops, &nops)) > 0) {
 		if (nops && ops[0].atom == DW_OP_addr)
 			return -1;
-		if (nops == 1 && ops[0].atom == DW_OP_fbreg) {
+		k = nops != 1 ? -1 :
+		    ops[0].atom == DW_OP_fbreg ? KW_SVAR_STACK :
+		    ops[0].atom == DW_OP_breg7 ? KW_SVAR_SP :
+		    ops[0].atom == DW_OP_breg6 ? KW_SVAR_FP : -1;
+		if (k >= 0) {
 			long o = (long)(int64_t)ops[0].number;
 
-			multi |= mem && o != *off;
+			multi |= mem && (o != *off || k != kind);
 			*off = o;
+			kind = k;
 			mem++;
 		} else if (nops) {
 			other++;
@@ -188,6 +198,8 @@ static int locate(Dwarf_Die *var, long *off)
 	}
 	if (multi)
 		return KW_SVAR_MULTI;
+	if (mem && kind != KW_SVAR_STACK)
+		return kind;	/* a realigned frame's: no part-N form */
 	if (mem)
 		return other ? KW_SVAR_PART : KW_SVAR_STACK;
 	return other ? KW_SVAR_REG : KW_SVAR_NONE;
@@ -208,7 +220,8 @@ static void add_var(struct walk *wk, Dwarf_Die *var)
 		return;
 	wk->entries = 0;
 	add(wk, name, loc, off, size, 0);
-	if (loc == KW_SVAR_STACK || loc == KW_SVAR_PART)
+	wk->loc = loc;
+	if (loc == KW_SVAR_STACK || loc == KW_SVAR_PART || loc == KW_SVAR_SP || loc == KW_SVAR_FP)
 		expand(wk, name, off, &type, 0);
 }
 
@@ -243,6 +256,32 @@ static bool frame_base_is_cfa(Dwarf_Die *fn)
 	       ops[0].atom == DW_OP_call_frame_cfa;
 }
 
+/* Where @fn is entered: DW_AT_entry_pc or DW_AT_low_pc; else, for a
+ * function gcc split into a hot part and a .cold one (DW_AT_ranges only),
+ * the start of the range an ELF function symbol other than FUNC.cold
+ * starts at. */
+static bool func_entry(struct walk *wk, Dwarf_Die *fn, Dwarf_Addr *entry)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t pos = 0;
+
+	if (dwarf_entrypc(fn, entry) == 0)
+		return true;
+	while ((pos = dwarf_ranges(fn, pos, &base, &start, &end)) > 0) {
+		GElf_Off symoff = 1;
+		GElf_Sym s;
+		const char *sym = dwfl_module_addrinfo(wk->mod, start + wk->bias, &symoff, &s,
+						       NULL, NULL, NULL);
+		size_t n = sym ? strlen(sym) : 0;
+
+		if (sym && symoff == 0 && !(n > 5 && strcmp(sym + n - 5, ".cold") == 0)) {
+			*entry = start;
+			return true;
+		}
+	}
+	return false;
+}
+
 static void add_function(struct walk *wk, Dwarf_Die *fn)
 {
 	const char *sym, *name = dwarf_diename(fn);
@@ -250,15 +289,16 @@ static void add_function(struct walk *wk, Dwarf_Die *fn)
 	Dwarf_Addr entry;
 	GElf_Sym s;
 
-	if (!name || dwarf_entrypc(fn, &entry) != 0 || !frame_base_is_cfa(fn))
+	if (!name || !func_entry(wk, fn, &entry) || !frame_base_is_cfa(fn))
 		return;
 	sym = dwfl_module_addrinfo(wk->mod, entry + wk->bias, &symoff, &s, NULL, NULL, NULL);
 	wk->func = sym && symoff == 0 ? sym : name;
 	add_scope(wk, fn);
 }
 
-/* The next function symbol named @func after index *@i: its address, or 0
- * when there is none left.  Start with *@i = 0. */
+/* The next function symbol named @func, or a clone gcc made of it
+ * (func.constprop.0), after index *@i: its address, or 0 when there is
+ * none left.  Start with *@i = 0. */
 static GElf_Addr next_func_sym(Dwfl_Module *mod, const char *func, int *i)
 {
 	int n = dwfl_module_getsymtab(mod);
@@ -268,7 +308,8 @@ static GElf_Addr next_func_sym(Dwfl_Module *mod, const char *func, int *i)
 		GElf_Sym s;
 		const char *name = dwfl_module_getsym_info(mod, *i, &s, &addr, NULL, NULL, NULL);
 
-		if (name && GELF_ST_TYPE(s.st_info) == STT_FUNC && strcmp(name, func) == 0)
+		if (name && GELF_ST_TYPE(s.st_info) == STT_FUNC &&
+		    (strcmp(name, func) == 0 || kw_svar_clone_of(name, func)))
 			return addr;
 	}
 	return 0;
@@ -284,7 +325,7 @@ static void add_cu(struct walk *wk, Dwarf_Die *cu, Dwarf_Addr entry)
 		return;
 	do {
 		if (dwarf_tag(&c) == DW_TAG_subprogram &&
-		    (!entry || (dwarf_entrypc(&c, &pc) == 0 && pc + wk->bias == entry)))
+		    (!entry || (func_entry(wk, &c, &pc) && pc + wk->bias == entry)))
 			add_function(wk, &c);
 	} while (!wk->err && dwarf_siblingof(&c, &c) == 0);
 }

@@ -5,6 +5,7 @@
  * the index file the guest resolves from (stackvars.h).
  *
  *   kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-a OFFSET] [-v] FUNCTION [VARIABLE]
+ *   kwatchctl resolve -b [-e ELF]... [-x INDEX] [-d DEPTH] <PAIRS
  *   kwatchctl stackvars ELF... >INDEX
  */
 #include <errno.h>
@@ -48,13 +49,41 @@ static void resolve_usage(void)
 {
 	fprintf(stderr,
 		"usage: kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-a OFFSET] [-v] FUNCTION [VARIABLE]\n"
+		"       kwatchctl resolve -b [-e ELF]... [-x INDEX] [-d DEPTH] <PAIRS\n"
 		"  VARIABLE: NAME, then .MEMBER and [INDEX] steps (buf[2], req.len); none or\n"
 		"  'canary' for the stack canary.  From the DWARF of each ELF (vmlinux, a .ko),\n"
 		"  else from INDEX (default /usr/lib/kwatch/stackvars/RELEASE).  The line\n"
 		"  leaves the probe point to the kernel; -a OFFSET (with -e) arms after the\n"
 		"  instruction at FUNCTION+OFFSET instead and prints the v4 line, the stack\n"
 		"  pointer's distance to the CFA there from the call frame information.\n"
-		"  -v: the variable's place and the time taken, on stderr\n");
+		"  -v: the variable's place and the time taken, on stderr\n"
+		"  -b: many at once, the table read once: 'FUNCTION [VARIABLE]' a line on\n"
+		"  stdin, for each its line on stdout, or '! ' and why it cannot be watched\n");
+}
+
+/* -b: each "FUNCTION [VARIABLE]" line of stdin, resolved in sv. */
+static int resolve_batch(const struct kw_stackvars *sv, unsigned int depth)
+{
+	char in[1024], func[512], var[512], line[1024], err[512];
+	struct kw_svar_watch w;
+	int r, n, failed = 0;
+
+	while (fgets(in, sizeof(in), stdin)) {
+		var[0] = '\0';
+		n = sscanf(in, "%511s %511s", func, var);
+		if (n < 1)
+			continue;
+		r = kw_stackvars_resolve(sv, func, var[0] ? var : NULL, &w, err, sizeof(err));
+		if (r == 0)
+			r = kw_svar_line(&w, depth, line, sizeof(line));
+		if (r < 0) {
+			printf("! %s\n", err);
+			failed = 1;
+		} else {
+			puts(line);
+		}
+	}
+	return failed;
 }
 
 /* FUNCTION+0xAT[+DEPTH][ SO:LEN]: the variable from the stack pointer after
@@ -68,6 +97,12 @@ static int v4_line(const char *elf, const struct kw_svar_watch *w, unsigned long
 
 	if (depth)
 		snprintf(dp, sizeof(dp), "+%u", depth);
+	if (!w->canary && w->sp_rel) {
+		snprintf(err, errlen, "%.200s: the variable is placed from the stack pointer of a "
+			 "frame the prologue realigns (so=%ld once it is done): leave -a out",
+			 w->func, w->cfa_off);
+		return -EINVAL;
+	}
 	if (!w->canary) {
 		r = kwc_dwarf_sp_dist(elf, w->func, at, &dist, err, errlen);
 		if (r < 0)
@@ -107,13 +142,16 @@ int kwc_resolve(int argc, char **argv)
 	unsigned int depth = 0;
 	unsigned long at = 0;
 	double t0, t1, t2;
-	bool verbose = false, has_at = false;
+	bool verbose = false, has_at = false, batch = false;
 	int opt, nelf = 0, r;
 	unsigned long num;
 
 	optind = 0;	/* glibc: start a new scan (with permutation) */
-	while ((opt = getopt(argc, argv, "e:x:d:a:vh")) != -1) {
+	while ((opt = getopt(argc, argv, "be:x:d:a:vh")) != -1) {
 		switch (opt) {
+		case 'b':
+			batch = true;
+			break;
 		case 'e':
 			if (nelf == MAX_ELF) {
 				fprintf(stderr, "kwatchctl: at most %d ELF files\n", MAX_ELF);
@@ -142,14 +180,14 @@ int kwc_resolve(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (optind >= argc || argc - optind > 2 || (has_at && !nelf)) {
+	if (batch ? optind != argc || has_at : optind >= argc || argc - optind > 2 || (has_at && !nelf)) {
 		resolve_usage();
 		return 2;
 	}
 
 	t0 = now();
 	if (nelf) {
-		r = from_elf(&sv, elf, nelf, argv[optind]);
+		r = from_elf(&sv, elf, nelf, batch ? NULL : argv[optind]);
 	} else {
 		if (!index[0])
 			kw_stackvars_default_path(index, sizeof(index));
@@ -161,6 +199,11 @@ int kwc_resolve(int argc, char **argv)
 	if (r < 0) {
 		kw_stackvars_free(&sv);
 		return 1;
+	}
+	if (batch) {
+		r = resolve_batch(&sv, depth);
+		kw_stackvars_free(&sv);
+		return r;
 	}
 	t1 = now();
 	r = kw_stackvars_resolve(&sv, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL,
@@ -174,6 +217,9 @@ int kwc_resolve(int argc, char **argv)
 		fprintf(stderr, "kwatchctl: resolve: %s\n", err);
 	} else {
 		puts(line);
+		if (w.clone)
+			fprintf(stderr, "kwatchctl: note: %s is compiled only as gcc's clone %s: watching it%s%s\n",
+				argv[optind], w.func, w.others[0] ? "; not watched: " : "", w.others);
 		if (w.partly)
 			fprintf(stderr, "kwatchctl: note: '%s' is in registers at some points of %s; "
 				"stores made while it is there are not seen\n",

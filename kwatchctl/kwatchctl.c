@@ -373,7 +373,8 @@ static void usage(void)
 	       "         seq ranges and gaps no lost record covers, lost records, catches, crashes\n"
 	       "  resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-v] FUNCTION [VARIABLE]\n"
 	       "         the /proc/kstackwatch line that watches VARIABLE of FUNCTION (its\n"
-	       "         stack canary without one): names from DWARF, no offsets\n"
+	       "         stack canary without one): names from DWARF, no offsets; -b: many,\n"
+	       "         'FUNCTION [VARIABLE]' a line on stdin\n"
 	       "  stackvars ELF... >INDEX  the index of stack variables that resolve reads\n");
 }
 

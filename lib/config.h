@@ -50,6 +50,11 @@ struct kw_watch {
 	/* variable= resolved (stackvars.h): its offset from the CFA */
 	bool resolved;
 	long cfa_off;
+	bool sp_rel;			/* cfa_off is from the stack pointer (so=) */
+	/* By name: the function as kallsyms names it when the source's name
+	 * is only there as gcc's clone (foo.constprop.0); "" otherwise. */
+	char symbol[KW_SYM_MAX + 1];
+	char clones_unwatched[128];	/* its other clones, not watched */
 	bool enabled;
 };
 

@@ -268,15 +268,16 @@ int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
 	if (w->variable[0] || w->canary) {
 		struct kw_svar_watch sw = {
 			.canary = !w->variable[0], .cfa_off = w->cfa_off, .len = w->local_len,
+			.sp_rel = w->sp_rel,
 		};
 
-		if (kw_strlcpy(sw.func, w->function, sizeof(sw.func)) < 0)
+		if (kw_strlcpy(sw.func, w->symbol[0] ? w->symbol : w->function, sizeof(sw.func)) < 0)
 			return -ENAMETOOLONG;
 		return kw_svar_line(&sw, w->depth, buf, n);
 	}
 	if (w->depth)
 		snprintf(depth, sizeof(depth), " dp=%u", w->depth);
-	return kw_fit(snprintf(buf, n, "fn=%s%s so=%lu wl=%u", w->function, depth,
+	return kw_fit(snprintf(buf, n, "fn=%s%s so=%lu wl=%u", w->symbol[0] ? w->symbol : w->function, depth,
 			       w->local_offset, w->local_len), n);
 }
 
@@ -324,19 +325,31 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 	int r;
 
 	w->resolved = false;
-	if (!w->variable[0])
-		return 0;
+	w->sp_rel = false;
+	w->symbol[0] = '\0';
+	w->clones_unwatched[0] = '\0';
+	if (w->has_ip_offset || (!w->variable[0] && !w->canary))
+		return 0;	/* offsets given: they are the symbol's as named */
 	if (!path || !path[0]) {
 		kw_stackvars_default_path(def, sizeof(def));
 		path = def;
 	}
 	r = vars_load(vars, path, why, n);
+	/* A canary needs no index: only a clone's name, when it has one. */
 	if (r < 0)
-		return r;
-	r = kw_stackvars_resolve(&vars->sv, w->function, w->variable, &sw, why, n);
+		return w->variable[0] ? r : 0;
+	r = kw_stackvars_resolve(&vars->sv, w->function, w->variable[0] ? w->variable : NULL,
+				 &sw, why, n);
 	if (r < 0)
-		return r;
+		return w->variable[0] ? r : 0;
+	if (sw.clone) {
+		kw_strlcpy(w->symbol, sw.func, sizeof(w->symbol));
+		kw_strlcpy(w->clones_unwatched, sw.others, sizeof(w->clones_unwatched));
+	}
+	if (!w->variable[0])
+		return 0;
 	w->cfa_off = sw.cfa_off;
+	w->sp_rel = sw.sp_rel;
 	w->local_len = sw.len;
 	w->resolved = true;
 	return 0;

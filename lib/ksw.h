@@ -37,8 +37,11 @@ struct ksw_vars {
 
 /* Resolve @w's variable= (if any) in the index at @path ("": the running
  * kernel's, /usr/lib/kwatch/stackvars/RELEASE): fills w->cfa_off,
- * w->local_len and w->resolved.  0, or a negative errno with a sentence
- * for a person in @why. */
+ * w->local_len and w->resolved; and, for a variable or the canary of a
+ * function that the index has only as gcc's clones, w->symbol (the clone
+ * watched) and w->clones_unwatched.  A canary needs no index: without
+ * one, the function is watched by the name given.  0, or a negative
+ * errno with a sentence for a person in @why. */
 int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, char *why,
 		size_t n);
 void ksw_vars_free(struct ksw_vars *vars);

@@ -133,13 +133,21 @@ static int parse_loc(const char *s, struct kw_svar *e)
 			e->loc = i;
 			return 0;
 		}
-	if (strncmp(s, "cfa", 3) == 0)
+	if (strncmp(s, "cfa", 3) == 0) {
 		e->loc = KW_SVAR_STACK;
-	else if (strncmp(s, "part", 4) == 0)
+		s += 3;
+	} else if (strncmp(s, "part", 4) == 0) {
 		e->loc = KW_SVAR_PART;
-	else
+		s += 4;
+	} else if (strncmp(s, "sp", 2) == 0) {
+		e->loc = KW_SVAR_SP;
+		s += 2;
+	} else if (strncmp(s, "fp", 2) == 0) {
+		e->loc = KW_SVAR_FP;
+		s += 2;
+	} else {
 		return -EINVAL;
-	s += e->loc == KW_SVAR_STACK ? 3 : 4;
+	}
 	if (*s != '-' && *s != '+')
 		return -EINVAL;
 	errno = 0;
@@ -256,6 +264,8 @@ int kw_stackvars_write(const struct kw_stackvars *sv, FILE *out)
 		fprintf(out, "%s %s ", e->func, e->path);
 		if (e->loc == KW_SVAR_STACK || e->loc == KW_SVAR_PART)
 			fprintf(out, "%s%+ld", e->loc == KW_SVAR_STACK ? "cfa" : "part", e->cfa_off);
+		else if (e->loc == KW_SVAR_SP || e->loc == KW_SVAR_FP)
+			fprintf(out, "%s%+ld", e->loc == KW_SVAR_SP ? "sp" : "fp", e->cfa_off);
 		else
 			fputs(loc_name[e->loc], out);
 		fprintf(out, " %lu", e->size);
@@ -378,7 +388,109 @@ static int too_big(const struct kw_stackvars *sv, size_t first, size_t n, const 
 		   var, func, size);
 }
 
+bool kw_svar_clone_of(const char *sym, const char *func)
+{
+	static const char *const kinds[] = { "constprop", "isra", "part", "lto_priv" };
+	size_t n = strlen(func), i, k;
+	const char *s = sym + n;
+
+	if (strncmp(sym, func, n) != 0 || *s != '.')
+		return false;
+	while (*s == '.') {
+		s++;
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			i = strlen(kinds[k]);
+			if (strncmp(s, kinds[k], i) == 0 && s[i] == '.' && isdigit((unsigned char)s[i + 1]))
+				break;
+		}
+		if (k == sizeof(kinds) / sizeof(kinds[0]))
+			return false;
+		s += i + 1;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	return *s == '\0';
+}
+
+#define KW_SVAR_CLONES_MAX 8
+
+/* The distinct clones of @func in the index (sorted, so all names that
+ * start with "func." are together), at most KW_SVAR_CLONES_MAX. */
+static size_t clones_of(const struct kw_stackvars *sv, const char *func,
+			const char *clones[KW_SVAR_CLONES_MAX])
+{
+	size_t first, i, n = 0, len = strlen(func);
+	char prefix[KW_SVAR_FUNC_MAX + 2];
+
+	if (len + 1 >= sizeof(prefix))
+		return 0;
+	memcpy(prefix, func, len);
+	memcpy(prefix + len, ".", 2);
+	func_range(sv, prefix, &first);	/* the first entry at or after "func." */
+	for (i = first; i < sv->n && strncmp(sv->v[i].func, prefix, len + 1) == 0; i++) {
+		if (n && strcmp(sv->v[i].func, clones[n - 1]) == 0)
+			continue;
+		if (kw_svar_clone_of(sv->v[i].func, func) && n < KW_SVAR_CLONES_MAX)
+			clones[n++] = sv->v[i].func;
+	}
+	return n;
+}
+
+static int resolve_exact(const struct kw_stackvars *sv, const char *func, const char *var,
+			 struct kw_svar_watch *w, char *why, size_t whylen);
+
+/* @func is only there as clones: resolve in the first clone where @var
+ * resolves, the others listed in w->others; if it resolves in none, the
+ * first clone's error.  1 if @func has no clone in the index. */
+static int resolve_clones(const struct kw_stackvars *sv, const char *func, const char *var,
+			  struct kw_svar_watch *w, char *why, size_t whylen)
+{
+	const char *clones[KW_SVAR_CLONES_MAX];
+	size_t n = clones_of(sv, func, clones), i, used = 0, chosen;
+	char scratch[512];
+	int r = 0, first_err = 0;
+
+	if (!n)
+		return 1;
+	for (chosen = 0; chosen < n; chosen++) {
+		r = resolve_exact(sv, clones[chosen], var, w, chosen ? scratch : why,
+				  chosen ? sizeof(scratch) : whylen);
+		if (r == 0)
+			break;
+		if (!first_err)
+			first_err = r;
+	}
+	if (chosen == n)
+		return first_err;
+	w->clone = true;
+	for (i = 0; i < n; i++) {
+		if (i == chosen)
+			continue;
+		if (used < sizeof(w->others))
+			used += snprintf(w->others + used, sizeof(w->others) - used, "%s%s",
+					 used ? ", " : "", clones[i]);
+	}
+	if (used >= sizeof(w->others))
+		strcpy(w->others + sizeof(w->others) - 4, "...");
+	return 0;
+}
+
 int kw_stackvars_resolve(const struct kw_stackvars *sv, const char *func, const char *var,
+			 struct kw_svar_watch *w, char *why, size_t whylen)
+{
+	size_t first;
+	int r;
+
+	if (func && *func && strlen(func) <= KW_SVAR_FUNC_MAX && all_chars(func, ".$") &&
+	    !func_range(sv, func, &first)) {
+		r = resolve_clones(sv, func, var, w, why, whylen);
+		if (r <= 0)
+			return r;
+	}
+	return resolve_exact(sv, func, var, w, why, whylen);
+}
+
+static int resolve_exact(const struct kw_stackvars *sv, const char *func, const char *var,
 			 struct kw_svar_watch *w, char *why, size_t whylen)
 {
 	char key[KW_SVAR_PATH_MAX + 1], list[200];
@@ -454,12 +566,27 @@ int kw_stackvars_resolve(const struct kw_stackvars *sv, const char *func, const 
 		return say(why, whylen, -ENOTUNIQ,
 			   "several functions are named %s, and their frames place '%s' differently",
 			   func, var);
-	if (e->loc != KW_SVAR_STACK && e->loc != KW_SVAR_PART)
+	if (e->loc == KW_SVAR_FP)
+		return say(why, whylen, -EADDRNOTAVAIL,
+			   "'%s' of %s is placed from the frame pointer (fp%+ld) in a frame its prologue realigns: not watched by name",
+			   var, func, off + e->cfa_off);
+	if (e->loc != KW_SVAR_STACK && e->loc != KW_SVAR_PART && e->loc != KW_SVAR_SP)
 		return say(why, whylen, -EADDRNOTAVAIL, "'%s' of %s %s", var, func,
 			   where_not(e->loc));
 	if (e->size > 8 || (e->size & (e->size - 1)))
 		return too_big(sv, first, n, key, var, func, e->size, why, whylen);
 	off += e->cfa_off;
+	if (e->loc == KW_SVAR_SP) {
+		/* From the stack pointer once the prologue has realigned it:
+		 * so= at the point the kernel picks, after the prologue. */
+		if (off < 0 || off % (long)e->size)
+			return say(why, whylen, -EINVAL, "'%s' of %s (sp%+ld) is not an aligned slot",
+				   var, func, off);
+		w->sp_rel = true;
+		w->cfa_off = off;
+		w->len = e->size;
+		return 0;
+	}
 	if (off >= 0)
 		return say(why, whylen, -EADDRNOTAVAIL,
 			   "'%s' of %s is passed on the stack (CFA+%ld), in the caller's part of the stack: not watched",
@@ -480,7 +607,8 @@ int kw_svar_line(const struct kw_svar_watch *w, unsigned int depth, char *buf, s
 	if (depth)
 		snprintf(dp, sizeof(dp), " dp=%u", depth);
 	if (!w->canary)
-		snprintf(var, sizeof(var), " co=%ld wl=%u", w->cfa_off, w->len);
+		snprintf(var, sizeof(var), " %s=%ld wl=%u", w->sp_rel ? "so" : "co", w->cfa_off,
+			 w->len);
 	return kw_fit(snprintf(buf, n, "fn=%s%s%s", w->func, dp, var), n);
 }
 

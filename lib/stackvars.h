@@ -22,7 +22,11 @@
  * argument passed on the stack), part-N (there only at some points of the
  * function: elsewhere in a register), reg
  * (only ever in registers), none (optimised out) or multi (in more than one
- * stack slot).  SIZE is in bytes (an element's, for PATH[]).
+ * stack slot).  SIZE is in bytes (an element's, for PATH[]).  In a frame
+ * the prologue realigns (and $-64,%rsp), the compiler places variables
+ * from the stack pointer (sp+N, N bytes above it once the prologue is
+ * done) or from the frame pointer (fp-N): the CFA is at no fixed distance
+ * from either.
  */
 #ifndef KW_STACKVARS_H
 #define KW_STACKVARS_H
@@ -46,13 +50,16 @@ enum kw_svar_loc {
 	KW_SVAR_REG,
 	KW_SVAR_NONE,
 	KW_SVAR_MULTI,
+	KW_SVAR_SP,	/* above the stack pointer after a realigning prologue */
+	KW_SVAR_FP,	/* from the frame pointer, in a realigned frame */
 };
 
 struct kw_svar {
 	char *func;		/* the symbol, as kallsyms names it */
 	char *path;		/* "buf", "buf[]", "s.len", "arr[].x" */
 	enum kw_svar_loc loc;
-	long cfa_off;		/* KW_SVAR_STACK, KW_SVAR_PART: below the CFA */
+	long cfa_off;		/* KW_SVAR_STACK, KW_SVAR_PART: below the CFA;
+				 * KW_SVAR_SP, KW_SVAR_FP: from that register */
 	unsigned long size;	/* bytes: an element's for "x[]" */
 	unsigned long count;	/* elements, for "x[]"; else 0 */
 };
@@ -66,11 +73,17 @@ struct kw_stackvars {
 
 /* What a watch on FUNCTION VARIABLE resolved to. */
 struct kw_svar_watch {
-	char func[KW_SVAR_FUNC_MAX + 1];
+	char func[KW_SVAR_FUNC_MAX + 1];	/* as kallsyms names it: a clone's name */
+	/* FUNCTION was found as gcc's clone(s) of it (foo.constprop.0): the
+	 * others than func, which are not watched ("" if none). */
+	bool clone;
+	char others[128];
 	bool canary;
-	long cfa_off;		/* !canary: the watched bytes' offset from the CFA */
+	long cfa_off;		/* !canary: the watched bytes' offset from the CFA,
+				 * or with sp_rel from the stack pointer */
 	unsigned int len;	/* !canary: 1, 2, 4 or 8 */
 	bool partly;		/* in registers at some points of the function */
+	bool sp_rel;		/* cfa_off is from the stack pointer (so=) */
 };
 
 /* Add an entry (copies of @func and @path); after all adds, kw_stackvars_sort(). */
@@ -88,8 +101,15 @@ int kw_stackvars_load(struct kw_stackvars *sv, const char *path, char *err, size
 /* Write the index's text. */
 int kw_stackvars_write(const struct kw_stackvars *sv, FILE *out);
 
+/* @sym is a clone gcc made of @func: FUNC, then one or more of
+ * .constprop.N, .isra.N, .part.N, .lto_priv.N (not .cold: no entry). */
+bool kw_svar_clone_of(const char *sym, const char *func);
+
 /* Resolve VARIABLE of FUNCTION: NAME, then .MEMBER and [INDEX] steps; NULL
- * or "canary" for the stack canary.  -ENOENT (no such function or
+ * or "canary" for the stack canary.  A FUNCTION that the index has only as
+ * gcc's clones (kallsyms knows foo.constprop.0, the source says foo)
+ * resolves to its clone: the first clone where the variable resolves,
+ * the others listed in w->others.  -ENOENT (no such function or
  * variable), -EINVAL (a malformed name, an index out of bounds),
  * -EADDRNOTAVAIL (not on the stack), -E2BIG (more than 8 bytes, or not 1, 2,
  * 4 or 8), -ENOTUNIQ (functions of that name that disagree), with a

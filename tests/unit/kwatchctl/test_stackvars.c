@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "kwatchctl.h"
@@ -255,6 +257,184 @@ static void same_name_functions(void **state)
 	kw_stackvars_free(&sv);
 }
 
+/* kwatchctl resolve -b: one answer a line, the table read once. */
+static void batch_resolve(void **state)
+{
+	static const char *const want[] = {
+		"fn=f co=-16 wl=8\n",
+		"! several functions are named f, and their frames place 'b' differently\n",
+		"! no function 'nosuch' with stack variables in the debug information\n",
+		"fn=g\n",
+		"fn=g co=-8 wl=4\n",
+	};
+	char path[] = "/tmp/kw-test-index-XXXXXX", cmd[512], line[512];
+	struct kw_stackvars sv = {};
+	size_t n = 0;
+	FILE *f, *p;
+	int fd;
+
+	(void)state;
+	assert_int_equal(kw_stackvars_add(&sv, "f", "a", KW_SVAR_STACK, -16, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "f", "b", KW_SVAR_STACK, -24, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "f", "b", KW_SVAR_STACK, -32, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "g", "p", KW_SVAR_STACK, -8, 4, 0), 0);
+	kw_stackvars_sort(&sv);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	assert_int_equal(kw_stackvars_write(&sv, f), 0);
+	assert_int_equal(fclose(f), 0);
+	kw_stackvars_free(&sv);
+
+	snprintf(cmd, sizeof(cmd), "printf 'f a\\nf b\\n\\nnosuch x\\ng\\ng p\\n' | %s resolve -b -x %s",
+		 KWATCHCTL, path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		print_message("  %s", line);
+		assert_true(n < sizeof(want) / sizeof(want[0]));
+		assert_string_equal(line, want[n]);
+		n++;
+	}
+	/* A refusal among them: exit status 1, every line answered. */
+	assert_int_equal(WEXITSTATUS(pclose(p)), 1);
+	assert_int_equal(n, 5);
+	unlink(path);
+}
+
+static void clone_names(void **state)
+{
+	(void)state;
+	assert_true(kw_svar_clone_of("foo.constprop.0", "foo"));
+	assert_true(kw_svar_clone_of("foo.isra.12", "foo"));
+	assert_true(kw_svar_clone_of("foo.part.0", "foo"));
+	assert_true(kw_svar_clone_of("foo.constprop.0.isra.0", "foo"));
+	assert_true(kw_svar_clone_of("foo.lto_priv.3", "foo"));
+	assert_false(kw_svar_clone_of("foo", "foo"));
+	assert_false(kw_svar_clone_of("foo.cold", "foo"));		/* no entry */
+	assert_false(kw_svar_clone_of("foo.isra.0.cold", "foo"));
+	assert_false(kw_svar_clone_of("foobar.isra.0", "foo"));
+	assert_false(kw_svar_clone_of("foo.isra", "foo"));
+	assert_false(kw_svar_clone_of("foo.isra.x", "foo"));
+	assert_false(kw_svar_clone_of("foo.static.0", "foo"));
+}
+
+/* By the source's name, a function that exists only as gcc's clone, or
+ * split into hot and cold parts: from the whole file and from -e FUNC. */
+static void clones_by_source_name(void **state)
+{
+	struct kw_stackvars sv;
+	struct kw_svar_watch w;
+
+	(void)state;
+	load(KW_CLONES, &sv);
+	assert_int_equal(resolve(&sv, "scan", "buf[1]", &w), 0);
+	assert_string_equal(w.func, "scan.isra.0");
+	assert_true(w.clone);
+	assert_string_equal(w.others, "");
+	assert_int_equal(w.len, 1);
+	assert_int_equal(resolve(&sv, "scan", NULL, &w), 0);
+	assert_true(w.canary);
+	assert_string_equal(w.func, "scan.isra.0");
+	/* The clone's own name still works, as itself. */
+	assert_int_equal(resolve(&sv, "scan.isra.0", "buf[1]", &w), 0);
+	assert_false(w.clone);
+	/* split has DW_AT_ranges (split and split.cold), no DW_AT_low_pc. */
+	assert_int_equal(resolve(&sv, "split", "name[0]", &w), 0);
+	assert_string_equal(w.func, "split");
+	assert_int_equal(resolve(&sv, "split.cold", "name[0]", &w), -ENOENT);
+	kw_stackvars_free(&sv);
+}
+
+/* A frame the prologue realigns: its locals from the stack pointer (so=),
+ * or refused with the reason from the frame pointer. */
+static void realigned_frame(void **state)
+{
+	struct kw_stackvars sv = {};
+	struct kw_svar_watch w;
+	char buf[128], why[512], *text;
+	FILE *f;
+	size_t len;
+
+	(void)state;
+	load(KW_CLONES, &sv);
+	assert_int_equal(resolve(&sv, "realigned", "flags", &w), 0);
+	assert_true(w.sp_rel);
+	assert_int_equal(w.len, 8);
+	assert_true(w.cfa_off >= 0);
+	assert_true(kw_svar_line(&w, 0, buf, sizeof(buf)) > 0);
+	print_message("  realigned flags: %s\n", buf);
+	assert_non_null(strstr(buf, "fn=realigned so="));
+	assert_int_equal(resolve(&sv, "realigned", "buf[3]", &w), 0);
+	assert_true(w.sp_rel);
+	assert_int_equal(w.len, 1);
+	/* The index keeps them: sp+N, fp-N round trip. */
+	assert_int_equal(kw_stackvars_add(&sv, "fpfn", "x", KW_SVAR_FP, -24, 8, 0), 0);
+	kw_stackvars_sort(&sv);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(kw_stackvars_write(&sv, f), 0);
+	assert_int_equal(fclose(f), 0);
+	assert_non_null(strstr(text, "\nrealigned flags sp+"));
+	assert_non_null(strstr(text, "\nfpfn x fp-24 8\n"));
+	kw_stackvars_free(&sv);
+	assert_int_equal(kw_stackvars_parse(&sv, text, why, sizeof(why)), 0);
+	assert_int_equal(resolve(&sv, "realigned", "flags", &w), 0);
+	assert_true(w.sp_rel);
+	assert_int_equal(kw_stackvars_resolve(&sv, "fpfn", "x", &w, why, sizeof(why)), -EADDRNOTAVAIL);
+	assert_non_null(strstr(why, "from the frame pointer (fp-24) in a frame its prologue realigns"));
+	kw_stackvars_free(&sv);
+}
+
+static void clones_by_source_name_e(void **state)
+{
+	struct kw_stackvars one = {};
+	struct kw_svar_watch w;
+	char err[512];
+
+	(void)state;
+
+	assert_int_equal(kwc_dwarf_stackvars(KW_CLONES, "scan", &one, err, sizeof(err)), 0);
+	assert_int_equal(kwc_dwarf_stackvars(KW_CLONES, "split", &one, err, sizeof(err)), 0);
+	kw_stackvars_sort(&one);
+	assert_int_equal(resolve(&one, "scan", "buf[1]", &w), 0);
+	assert_string_equal(w.func, "scan.isra.0");
+	assert_int_equal(resolve(&one, "split", "name[1]", &w), 0);
+	kw_stackvars_free(&one);
+}
+
+/* Several clones: the first where the variable resolves, the others
+ * named; none: the first clone's reason. */
+static void several_clones(void **state)
+{
+	struct kw_stackvars sv = {};
+	struct kw_svar_watch w;
+	char why[512];
+
+	(void)state;
+	assert_int_equal(kw_stackvars_add(&sv, "g.isra.0", "a", KW_SVAR_STACK, -16, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "g.part.0", "a", KW_SVAR_STACK, -24, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "g.cold", "a", KW_SVAR_STACK, -24, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "gg", "a", KW_SVAR_STACK, -8, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "h.isra.0", "b", KW_SVAR_STACK, -16, 8, 0), 0);
+	assert_int_equal(kw_stackvars_add(&sv, "h.part.0", "a", KW_SVAR_STACK, -32, 4, 0), 0);
+	kw_stackvars_sort(&sv);
+	assert_int_equal(resolve(&sv, "g", "a", &w), 0);
+	assert_string_equal(w.func, "g.isra.0");
+	assert_int_equal(w.cfa_off, -16);
+	assert_string_equal(w.others, "g.part.0");
+	assert_int_equal(resolve(&sv, "h", "a", &w), 0);
+	assert_string_equal(w.func, "h.part.0");
+	assert_int_equal(w.cfa_off, -32);
+	assert_string_equal(w.others, "h.isra.0");
+	assert_int_equal(kw_stackvars_resolve(&sv, "h", "zz", &w, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "h.isra.0 has no variable 'zz'"));
+	assert_int_equal(kw_stackvars_resolve(&sv, "nosuch", "a", &w, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "no function 'nosuch'"));
+	kw_stackvars_free(&sv);
+}
+
 static void kernel_line(void **state)
 {
 	struct kw_svar_watch w = { .func = "victim", .cfa_off = -48, .len = 8 };
@@ -280,6 +460,12 @@ int main(void)
 		cmocka_unit_test(malformed_index),
 		cmocka_unit_test(same_name_functions),
 		cmocka_unit_test(kernel_line),
+		cmocka_unit_test(batch_resolve),
+		cmocka_unit_test(clone_names),
+		cmocka_unit_test(clones_by_source_name),
+		cmocka_unit_test(clones_by_source_name_e),
+		cmocka_unit_test(realigned_frame),
+		cmocka_unit_test(several_clones),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

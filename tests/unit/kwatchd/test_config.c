@@ -108,6 +108,30 @@ static void watch_resolved(void **state)
 	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), -ENOENT);
 	print_message("%s\n", why);
 	assert_non_null(strstr(why, "kwatchctl stackvars"));
+	/* A canary needs no index: the name as given. */
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = scan\n", &f), 0);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), 0);
+	kw_watch_line(&f.watch, line, sizeof(line));
+	assert_string_equal(line, "fn=scan");
+
+	/* A function the kernel has only as gcc's clones, by its source
+	 * name: its clone is watched (the canary too), the others named. */
+	write_index(path, KW_SVAR_HEADER "\nscan.isra.0 buf[] cfa-40 8 4\nscan.isra.0 buf cfa-40 32\n"
+		    "scan.part.0 buf cfa-48 32\n");
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), 0);
+	kw_watch_line(&f.watch, line, sizeof(line));
+	assert_string_equal(line, "fn=scan.isra.0");
+	assert_string_equal(f.watch.clones_unwatched, "scan.part.0");
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = scan\nvariable = buf[1]\n", &f), 0);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), 0);
+	kw_watch_line(&f.watch, line, sizeof(line));
+	assert_string_equal(line, "fn=scan.isra.0 co=-32 wl=8");
+	/* Offsets given are the symbol's as named. */
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = scan\nip_offset = 0x10\n", &f), 0);
+	assert_int_equal(ksw_resolve(&vars, path, &f.watch, why, sizeof(why)), 0);
+	kw_watch_line(&f.watch, line, sizeof(line));
+	assert_string_equal(line, "scan+0x10");
+	assert_int_equal(parse(KW_WATCH, "[watch]\nfunction = victim\nvariable = data[2]\n", &f), 0);
 
 	write_index(path, KW_SVAR_HEADER "\nvictim data cfa-64 32\nvictim data[] cfa-64 8 4\n"
 	      "victim i reg 4\n");

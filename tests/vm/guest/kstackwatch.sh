@@ -28,6 +28,7 @@ names_for() {
 	test5) echo stack_args_test ;;
 	test7) echo 'nested_outer_test buffer[1]' ;;
 	test8) echo held_frame ;;
+	test9) echo realigned_overflow ;;
 	*) return 1 ;;
 	esac
 }

@@ -10,6 +10,9 @@
 # variable index; the kernel picks the probe point and shows it after the
 # line read back), and for test2 and test3 the kernel's offset of the
 # variable from the stack pointer equals the one the test module measures;
+# test9, a frame the prologue realigns: its canary by name catches, a co=
+# variable there is refused (EOPNOTSUPP, logged), and do_filp_open's canary
+# by name arms with its canary found;
 # the time to read the index and to resolve one variable, cold and warm
 # (printed); the v4 lines still catch; fn=kfree (no canary) and a variable
 # outside the frame are refused with their reason logged, a missing variable
@@ -93,6 +96,44 @@ t_test0_canary_write() {
 t_test1_canary_overflow() {
 	run_named 1 "$(name_line_for test1)" || return 1
 	expect_one_report "stack canary of canary_test_overflow" canary_test_overflow
+}
+
+# A frame the prologue realigns (and $-64,%rsp: test9's buffer is aligned
+# to 64 bytes; 183 of the test kernel's canaried functions do it, among
+# them do_filp_open): its canary by name arms and catches; a co= variable
+# there has no fixed place from the stack pointer and is refused, saying
+# so.  do_filp_open's canary by name arms, and is found in its frame
+# (stats: arms up, no_addr not).
+t_test9_realigned_canary() {
+	local cfg err arms no_addr
+	cfg=$(name_line_for test9)
+	expect_eq "test9 by name" "$cfg" "fn=realigned_overflow" || return 1
+	run_named 9 "$cfg" || return 1
+	expect_one_report "stack canary of realigned_overflow" realigned_overflow || return 1
+	mark
+	err=$( (echo 'fn=realigned_overflow co=-16 wl=8' >$KSW) 2>&1 ) &&
+		{ fail "co= in a realigned frame was accepted"; return 1; }
+	echo "$err" | grep -q 'not supported' || fail "co= in a realigned frame: $err (want EOPNOTSUPP)" || return 1
+	since_mark | grep -q 'realigned_overflow: no probe point found: its prologue realigns' ||
+		fail "no log line saying the prologue realigns" || return 1
+	# so= is from the stack pointer: it needs no distance to the CFA.  The
+	# index has the realigned frame's buffer from the stack pointer
+	# (DW_OP_breg7), and the resolver gives it as so=.
+	cfg=$(kwatchctl resolve realigned_overflow 'buffer[0]') || return 1
+	expect_eq "buffer[0] of the realigned frame, by name" "$cfg" "fn=realigned_overflow so=0 wl=8" || return 1
+	echo "$cfg" >$KSW || fail "so= in a realigned frame refused" || return 1
+	cat $KSW | grep -qE '^fn=realigned_overflow so=0 wl=8 # fo=0x[0-9a-f]+' ||
+		fail "so= read back: $(cat $KSW)" || return 1
+	echo >$KSW
+	cfg=$(kwatchctl resolve do_filp_open) || return 1
+	echo "$cfg" >$KSW || { fail "'$cfg' refused: $(dmesg | tail -n2)"; return 1; }
+	echo "armed: $(cat $KSW)"
+	arms=$(stat_of arms)
+	no_addr=$(stat_of no_addr)
+	cat /etc/hostname /etc/os-release >/dev/null
+	echo >$KSW
+	[ "$(stat_of arms)" -gt "$arms" ] || fail "do_filp_open's watch never armed" || return 1
+	expect_eq "arms without the canary found (no_addr)" "$(stat_of no_addr)" "$no_addr"
 }
 
 t_test2_silent_corruption() {
