@@ -201,7 +201,8 @@ fault-test:
 # Watching by name over the whole kernel (issue 31, item 1): the list of
 # vmlinux's canaried functions into the image, then the MANUAL suite
 # byname_corpus arms a sample of them and of the index's stack variables
-# by name; the shares and reasons go to build/byname-report.txt.
+# by name; the shares and reasons go to build/byname-report.txt.  A
+# smaller sample: KWATCH_CMDLINE=kwatch.corpus_n=N.
 byname-corpus: modules host $(GUEST_TARGETS)
 	@scripts/byname-corpus.sh list
 	@$(MAKE) --no-print-directory image

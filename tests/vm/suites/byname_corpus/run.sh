@@ -4,12 +4,12 @@
 # canary, as kallsyms names them): watching by name measured over the
 # kernel's own code (issue 31, item 1).
 #
-# canary_share: a sample of CORPUS_N (1000) canaried functions, each named
+# canary_share: a sample of N (1000) canaried functions, each named
 # by its source name alone (a clone's name without its .constprop.0,
 # .isra.0, .part.0 suffixes), resolved by kwatchctl resolve (-b, the
 # index read once) and written to /proc/kstackwatch: armed when the write
 # succeeds and the kernel shows its probe point; then removed.
-# variable_share: a sample of CORPUS_N named stack variables of vmlinux's
+# variable_share: a sample of N named stack variables of vmlinux's
 # functions that have a stack slot in the index (cfa-N, part-N, multi); a
 # variable over 8 bytes is watched by its first element or member, as a
 # user would.  Each prints its share and the reasons of the rest, grouped
@@ -23,7 +23,10 @@
 export LC_ALL=C
 KSW=/proc/kstackwatch
 CORPUS=/opt/kwatch/corpus
-N=${CORPUS_N:-1000}
+# The sample's size: kwatch.corpus_n=N on the guest's command line
+# (KWATCH_CMDLINE), else 1000.
+N=$(sed -n 's/.*kwatch\.corpus_n=\([0-9]*\).*/\1/p' /proc/cmdline)
+N=${N:-1000}
 W=/tmp/corpus
 KTAP_TIMEOUT_t_canary_share=3600
 KTAP_TIMEOUT_t_variable_share=3600
