@@ -57,10 +57,12 @@ arm() {
 		echo ok
 		return
 	fi
-	echo > $KSW
-	# The kernel's own words, else the write's error.
-	why=$(dmesg | grep 'kstackwatch:' | grep -v 'watching:\|removed:\|: probe point\|frame release' |
+	# The kernel's own words (before the removal's "disabled"), else the
+	# write's error.
+	why=$(dmesg | grep 'kstackwatch:' |
+		grep -v 'watching:\|removed:\|: probe point\|frame release\|: disabled$' |
 		tail -n1 | sed 's/^\[[^]]*\] //' | generic)
+	echo > $KSW
 	echo "kernel ($(echo "${err##*: }" | generic)): ${why:-no message}"
 }
 
