@@ -67,11 +67,14 @@ struct kwbpf {
 	unsigned int batch;			/* records handled in this poll */
 	/* The way of the last KWBPF_CATCH_SAMPLES catches, in microseconds
 	 * from the catch (the record's ktime): until the daemon read its
-	 * record ("read") and until the event was written to the consumers
-	 * ("sent").  A catch of this poll waits in pending until the flush. */
+	 * record ("read"), had made its event (symbols, the watch's fields:
+	 * "built"), had encoded and queued it (with the journal's send:
+	 * "emitted"), and until it was written to the consumers ("sent").
+	 * A catch of this poll waits in pending until the flush. */
 	struct {
 		uint64_t n, max_read, max_sent;
 		uint32_t read[KWBPF_CATCH_SAMPLES], sent[KWBPF_CATCH_SAMPLES];
+		uint32_t built[KWBPF_CATCH_SAMPLES], emitted[KWBPF_CATCH_SAMPLES];
 		uint64_t pending[KWBPF_CATCH_SAMPLES];
 		unsigned int n_pending;
 	} path;
@@ -581,6 +584,12 @@ static void catch_read(struct kwbpf *b, uint64_t ktime_ns)
 		b->path.pending[b->path.n_pending++] = ktime_ns;
 }
 
+/* The catch read last reached a step of its way (built, emitted) now. */
+static void catch_mark(struct kwbpf *b, uint32_t *step, uint64_t ktime_ns)
+{
+	step[(b->path.n - 1) % KWBPF_CATCH_SAMPLES] = us_since(ktime_ns, now_ns());
+}
+
 /* This poll's catches were written to the consumers now. */
 static void catch_sent(struct kwbpf *b)
 {
@@ -611,6 +620,11 @@ static int kwbpf_on_record(void *ctx, void *data, size_t size)
 		catch_read(b, h->ktime_ns);
 		if (size >= sizeof(struct kwb_catch))
 			ev = catch_event(b, data);
+		catch_mark(b, b->path.built, h->ktime_ns);
+		if (ev)
+			kwd_emit(b->d, ev);
+		ev = NULL;
+		catch_mark(b, b->path.emitted, h->ktime_ns);
 		b->records[P_CATCH]++;
 		break;
 	case KWB_FUZZ_ENTRY:
@@ -705,9 +719,9 @@ static uint32_t median(const uint32_t *v, size_t n)
 }
 
 /* "catch_path_us": where a catch's time to the consumers goes: until its
- * record is read (the ring's wake-up and the loop's turn) and until its
- * event is written (symbols, encoding, journal, the write), medians of
- * the last KWBPF_CATCH_SAMPLES and maxima since start. */
+ * record is read (the ring's wake-up and the loop's turn), its event made,
+ * encoded and queued (and journaled), and written; medians of the last
+ * KWBPF_CATCH_SAMPLES and maxima since start. */
 static void catch_path_status(const struct kwbpf *b, json_object *o)
 {
 	size_t n = b->path.n < KWBPF_CATCH_SAMPLES ? b->path.n : KWBPF_CATCH_SAMPLES;
@@ -719,6 +733,8 @@ static void catch_path_status(const struct kwbpf *b, json_object *o)
 	if (n) {
 		kw_event_add_u64(p, "read_median", median(b->path.read, n));
 		kw_event_add_u64(p, "read_max", b->path.max_read);
+		kw_event_add_u64(p, "built_median", median(b->path.built, n));
+		kw_event_add_u64(p, "emitted_median", median(b->path.emitted, n));
 		kw_event_add_u64(p, "sent_median", median(b->path.sent, n));
 		kw_event_add_u64(p, "sent_max", b->path.max_sent);
 	}

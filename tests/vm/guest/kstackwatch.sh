@@ -29,6 +29,7 @@ names_for() {
 	test7) echo 'nested_outer_test buffer[1]' ;;
 	test8) echo held_frame ;;
 	test9) echo realigned_overflow ;;
+	test10) echo notrace_overflow ;;
 	*) return 1 ;;
 	esac
 }

@@ -12,7 +12,9 @@
 # variable from the stack pointer equals the one the test module measures;
 # test9, a frame the prologue realigns: its canary by name catches, a co=
 # variable there is refused (EOPNOTSUPP, logged), and do_filp_open's canary
-# by name arms with its canary found;
+# by name arms with its canary found; test10, a notrace function (a
+# kretprobe in the fprobe's place): its canary by name catches, and
+# __do_sys_newuname's by name arms and comes off;
 # the time to read the index and to resolve one variable, cold and warm
 # (printed); the v4 lines still catch; fn=kfree (no canary) and a variable
 # outside the frame are refused with their reason logged, a missing variable
@@ -133,6 +135,33 @@ t_test9_realigned_canary() {
 	cat /etc/hostname /etc/os-release >/dev/null
 	echo >$KSW
 	[ "$(stat_of arms)" -gt "$arms" ] || fail "do_filp_open's watch never armed" || return 1
+	expect_eq "arms without the canary found (no_addr)" "$(stat_of no_addr)" "$no_addr"
+}
+
+# A function ftrace cannot hook (no __fentry__: notrace, as every inline
+# function of the kernel is, also where gcc emits it out of line: 1286 of
+# the test kernel's 5840 canaried functions): a kretprobe counts its
+# activations in the fprobe's place.  test10 by name catches, naming
+# notrace_overflow; __do_sys_newuname (a syscall's inline body) by name
+# arms, and uname finds its canary (stats: arms up, no_addr not), and the
+# watch comes off (disarms up).
+t_test10_notrace_canary() {
+	local cfg arms no_addr disarms
+	cfg=$(name_line_for test10)
+	expect_eq "test10 by name" "$cfg" "fn=notrace_overflow" || return 1
+	run_named 10 "$cfg" || return 1
+	expect_one_report "stack canary of notrace_overflow" notrace_overflow || return 1
+	cfg=$(kwatchctl resolve __do_sys_newuname) || return 1
+	echo "$cfg" >$KSW || { fail "'$cfg' refused: $(dmesg | grep kstackwatch | tail -n2)"; return 1; }
+	echo "armed: $(cat $KSW)"
+	arms=$(stat_of arms)
+	no_addr=$(stat_of no_addr)
+	disarms=$(stat_of disarms)
+	uname -a >/dev/null
+	uname -r >/dev/null
+	echo >$KSW
+	[ "$(stat_of arms)" -gt "$arms" ] || fail "__do_sys_newuname's watch never armed" || return 1
+	[ "$(stat_of disarms)" -gt "$disarms" ] || fail "__do_sys_newuname's watch never came off" || return 1
 	expect_eq "arms without the canary found (no_addr)" "$(stat_of no_addr)" "$no_addr"
 }
 

@@ -708,6 +708,13 @@ t_five_thousand_dropins() {
 	hwm1=$(sed -n 's/^VmHWM:[[:space:]]*//p' /proc/"$pid"/status)
 	rm -rf $CONF/watch.d && mv $CONF/.watch.d.old $CONF/watch.d
 	echo "5000 drop-ins: armed $(( (t1 - t0) / 1000000 )) ms after the rename; peak RSS $hwm0 -> $hwm1"
+	# The set before put back in force (w0500's watch gone) before the
+	# next test, which arms the same line: the 1024 copies of the set in
+	# force are saved, and then removed, in slices of the loop's turns.
+	t0=$(date +%s%N)
+	wait_for 60 sh -c "! grep -qx 'canary_test_overflow+0x1a' $KSW" ||
+		fail "w0500's watch still armed 60 s after watch.d was put back" || return 1
+	echo "the set before back in force $(( ($(date +%s%N) - t0) / 1000000 )) ms after watch.d was put back"
 	kwatchctl status -r | head -n1 | grep -o '"loop":{[^}]*}[^}]*}'
 	expect_eq "same daemon" "$(systemctl show -p MainPID --value kwatchd)" "$pid" ||
 		{ journalctl -u kwatchd -b --no-pager | tail -n 25; return 1; }
