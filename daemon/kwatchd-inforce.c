@@ -641,8 +641,8 @@ static int on_save_rest(sd_event_source *s, uint64_t usec, void *user)
 
 /* A next turn of the loop goes on with the save: a timer due now, not a
  * defer source, which would stay older than any client's input and be
- * dispatched before it turn after turn; a timer found due in the same
- * turn as the input comes after it. */
+ * dispatched before it turn after turn; at idle priority, so that it
+ * runs in a turn with nothing else pending. */
 static int save_later(struct kwd *d)
 {
 	int r;
@@ -650,6 +650,11 @@ static int save_later(struct kwd *d)
 	if (!kwd_save_rest) {
 		r = sd_event_add_time_relative(d->ev, &kwd_save_rest, CLOCK_MONOTONIC, 0, 1000,
 					       on_save_rest, d);
+		if (r < 0)
+			return r;
+		/* Only when nothing else is pending: a source that takes many
+		 * turns (5000 inotify events) must not wait a slice each. */
+		r = sd_event_source_set_priority(kwd_save_rest, SD_EVENT_PRIORITY_IDLE);
 		if (r < 0)
 			return r;
 	} else {
