@@ -42,7 +42,7 @@ sample() {
 # A reason with the names and numbers taken out: the groups to count.
 generic() {
 	sed -E -e 's/^kstackwatch: //' -e 's/^[A-Za-z_][A-Za-z0-9_.]*: //' -e "s/'[^']*'/'X'/g" \
-		-e 's/^[a-z_][a-z0-9_.]* has /F has /' -e 's/ (of|in|named) [a-z_][a-z0-9_.]*/ \1 F/g' \
+		-e 's/^[a-z_][a-z0-9_.]* has /F has /' -e 's/ (of|named) [a-z_][a-z0-9_.]*/ \1 F/g' -e 's/ in [a-z_][a-z0-9_.]* (is|has)/ in F \1/g' \
 		-e 's/ \((its variables|name a member)[^)]*\)//' -e 's/0x[0-9a-f]+/N/g' -e 's/[0-9]+/N/g' | cut -c1-150
 }
 
