@@ -106,8 +106,25 @@ t_test1_canary_overflow() {
 # there has no fixed place from the stack pointer and is refused, saying
 # so.  do_filp_open's canary by name arms, and is found in its frame
 # (stats: arms up, no_addr not).
+# canary_of_kernel_function FN CMD...: FN's canary by name armed while CMD
+# runs, then removed: it armed (stats: arms up) and always found the
+# canary (no_addr unchanged).
+canary_of_kernel_function() {
+	local fn=$1 cfg arms no_addr
+	shift
+	cfg=$(kwatchctl resolve "$fn") || return 1
+	echo "$cfg" >$KSW || { fail "'$cfg' refused: $(dmesg | grep kstackwatch | tail -n2)"; return 1; }
+	echo "armed: $(cat $KSW)"
+	arms=$(stat_of arms)
+	no_addr=$(stat_of no_addr)
+	"$@" >/dev/null
+	echo >$KSW
+	[ "$(stat_of arms)" -gt "$arms" ] || fail "$fn's watch never armed" || return 1
+	expect_eq "arms without the canary found (no_addr)" "$(stat_of no_addr)" "$no_addr"
+}
+
 t_test9_realigned_canary() {
-	local cfg err arms no_addr
+	local cfg err
 	cfg=$(name_line_for test9)
 	expect_eq "test9 by name" "$cfg" "fn=realigned_overflow" || return 1
 	run_named 9 "$cfg" || return 1
@@ -127,15 +144,7 @@ t_test9_realigned_canary() {
 	cat $KSW | grep -qE '^fn=realigned_overflow so=0 wl=8 # fo=0x[0-9a-f]+' ||
 		fail "so= read back: $(cat $KSW)" || return 1
 	echo >$KSW
-	cfg=$(kwatchctl resolve do_filp_open) || return 1
-	echo "$cfg" >$KSW || { fail "'$cfg' refused: $(dmesg | tail -n2)"; return 1; }
-	echo "armed: $(cat $KSW)"
-	arms=$(stat_of arms)
-	no_addr=$(stat_of no_addr)
-	cat /etc/hostname /etc/os-release >/dev/null
-	echo >$KSW
-	[ "$(stat_of arms)" -gt "$arms" ] || fail "do_filp_open's watch never armed" || return 1
-	expect_eq "arms without the canary found (no_addr)" "$(stat_of no_addr)" "$no_addr"
+	canary_of_kernel_function do_filp_open cat /etc/hostname /etc/os-release
 }
 
 # A function ftrace cannot hook (no __fentry__: notrace, as every inline
@@ -146,23 +155,14 @@ t_test9_realigned_canary() {
 # arms, and uname finds its canary (stats: arms up, no_addr not), and the
 # watch comes off (disarms up).
 t_test10_notrace_canary() {
-	local cfg arms no_addr disarms
+	local cfg disarms
 	cfg=$(name_line_for test10)
 	expect_eq "test10 by name" "$cfg" "fn=notrace_overflow" || return 1
 	run_named 10 "$cfg" || return 1
 	expect_one_report "stack canary of notrace_overflow" notrace_overflow || return 1
-	cfg=$(kwatchctl resolve __do_sys_newuname) || return 1
-	echo "$cfg" >$KSW || { fail "'$cfg' refused: $(dmesg | grep kstackwatch | tail -n2)"; return 1; }
-	echo "armed: $(cat $KSW)"
-	arms=$(stat_of arms)
-	no_addr=$(stat_of no_addr)
 	disarms=$(stat_of disarms)
-	uname -a >/dev/null
-	uname -r >/dev/null
-	echo >$KSW
-	[ "$(stat_of arms)" -gt "$arms" ] || fail "__do_sys_newuname's watch never armed" || return 1
-	[ "$(stat_of disarms)" -gt "$disarms" ] || fail "__do_sys_newuname's watch never came off" || return 1
-	expect_eq "arms without the canary found (no_addr)" "$(stat_of no_addr)" "$no_addr"
+	canary_of_kernel_function __do_sys_newuname sh -c 'uname -a; uname -r' || return 1
+	[ "$(stat_of disarms)" -gt "$disarms" ] || fail "__do_sys_newuname's watch never came off"
 }
 
 t_test2_silent_corruption() {
