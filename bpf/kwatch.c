@@ -68,9 +68,9 @@ struct kwbpf {
 	/* The way of the last KWBPF_CATCH_SAMPLES catches, in microseconds
 	 * from the catch (the record's ktime): until the daemon read its
 	 * record ("read"), had made its event (symbols, the watch's fields:
-	 * "built"), had encoded and queued it (with the journal's send:
-	 * "emitted"), and until it was written to the consumers ("sent").
-	 * A catch of this poll waits in pending until the flush. */
+	 * "built"), had written it to the consumers ("sent": a catch is
+	 * written at once), and had also sent it to the journal ("emitted").
+	 * A catch waits in pending until it is written. */
 	struct {
 		uint64_t n, max_read, max_sent;
 		uint32_t read[KWBPF_CATCH_SAMPLES], sent[KWBPF_CATCH_SAMPLES];
@@ -591,8 +591,9 @@ static void catch_mark(struct kwbpf *b, uint32_t *step, uint64_t ktime_ns)
 }
 
 /* This poll's catches were written to the consumers now. */
-static void catch_sent(struct kwbpf *b)
+static void catch_sent(void *arg)
 {
+	struct kwbpf *b = arg;
 	uint64_t now = now_ns();
 	unsigned int k;
 
@@ -621,8 +622,9 @@ static int kwbpf_on_record(void *ctx, void *data, size_t size)
 		if (size >= sizeof(struct kwb_catch))
 			ev = catch_event(b, data);
 		catch_mark(b, b->path.built, h->ktime_ns);
+		/* Written to the clients before the journal's send. */
 		if (ev)
-			kwd_emit(b->d, ev);
+			kwd_emit_now(b->d, ev, catch_sent, b);
 		ev = NULL;
 		catch_mark(b, b->path.emitted, h->ktime_ns);
 		b->records[P_CATCH]++;

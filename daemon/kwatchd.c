@@ -60,12 +60,18 @@ static void event_lost(struct kwd *d, const char *type, int err)
 		broadcast(d, b, true);
 }
 
-/* Encode and broadcast, and to the journal when its type goes there. */
-static void emit(struct kwd *d, json_object *ev, bool keep)
+/* Encode and broadcast, and to the journal when its type goes there. An
+ * urgent event is written to the consumers at once, before the journal's
+ * send (a catch: a client must not wait for journald); written (if any)
+ * is then called, between the two. */
+static void emit_how(struct kwd *d, json_object *ev, bool keep, bool urgent,
+		     void (*written)(void *), void *arg)
 {
 	json_object *kept = json_object_get(ev);	/* the encoder takes ev */
 	struct ev_buf *b = NULL;
 	json_object *type;
+	uint64_t seq;
+	bool journal;
 	int r;
 
 	r = kw_event_encode(&d->ectx, ev, 0, &b);
@@ -75,19 +81,36 @@ static void emit(struct kwd *d, json_object *ev, bool keep)
 		json_object_put(kept);
 		return;
 	}
-	if (journaled(d, b->type_index)) {
-		r = kw_journal_send(&d->ectx, kept, b->seq);
+	seq = b->seq;
+	journal = journaled(d, b->type_index);
+	broadcast(d, b, keep);
+	if (urgent) {
+		server_flush_queued(&d->srv);
+		if (written)
+			written(arg);
+	}
+	if (journal) {
+		r = kw_journal_send(&d->ectx, kept, seq);
 		if (r < 0 && !d->journal_failing)
 			log_warning_errno(r, "cannot send an event to the journal: %m");
 		d->journal_failing = r < 0;
 	}
 	json_object_put(kept);
-	broadcast(d, b, keep);
+}
+
+static void emit(struct kwd *d, json_object *ev, bool keep)
+{
+	emit_how(d, ev, keep, false, NULL, NULL);
 }
 
 void kwd_emit(struct kwd *d, json_object *ev)
 {
 	emit(d, ev, true);
+}
+
+void kwd_emit_now(struct kwd *d, json_object *ev, void (*written)(void *), void *arg)
+{
+	emit_how(d, ev, true, true, written, arg);
 }
 
 void kwd_emit_text(struct kwd *d, struct kw_evtext *t)

@@ -69,6 +69,9 @@ struct kwd {
 
 /* Encode and broadcast; takes ownership of ev. */
 void kwd_emit(struct kwd *d, json_object *ev);
+/* kwd_emit(), written to the consumers at once, before the journal's send;
+ * written(arg), if not NULL, is called when it has been. */
+void kwd_emit_now(struct kwd *d, json_object *ev, void (*written)(void *), void *arg);
 /* The same for an event written as text (kw_evtext: the per-record hot
  * path); t is used up. */
 void kwd_emit_text(struct kwd *d, struct kw_evtext *t);
