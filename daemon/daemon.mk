@@ -15,22 +15,21 @@ KW_LIB_SRCS := lib/util.c lib/log.c lib/event.c lib/event-text.c lib/queue.c \
 	lib/config.c lib/apply.c lib/spool.c lib/spool-batch.c lib/spool-pack.c \
 	lib/spool-queue.c lib/kmsg.c lib/ksym.c lib/pstore.c lib/command.c lib/keep.c \
 	lib/journal.c lib/stackvars.c lib/fuzzpanic.c lib/ksw.c lib/fuzz-config.c \
-	lib/tracefs-text.c
+	lib/tracefs-text.c lib/dwarfvars.c
 # kwatchd's own files, each compiled to an object beside the library's.
 KWD_SRCS := daemon/kwatchd.c daemon/kwatchd-watch.c daemon/kwatchd-wprobe.c \
 	daemon/kwatchd-fuzz.c daemon/kwatchd-fuzzgen.c daemon/kwatchd-fuzzguided.c \
 	daemon/kwatchd-crash.c daemon/kwatchd-server.c daemon/kwatchd-reconcile.c \
 	daemon/kwatchd-inforce.c daemon/kwatchd-status.c bpf/kwatch.c
-KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c \
-	kwatchctl/kwatchctl-dwarfvars.c
-KWCTL_HDRS := $(wildcard kwatchctl/*.h) lib/util.h lib/stackvars.h
+KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c
+KWCTL_HDRS := $(wildcard kwatchctl/*.h) lib/util.h lib/stackvars.h lib/dwarfvars.h
 
 # Every source of the library, kwatchd and kwatchctl is compiled once per
 # flavour into an object whose header dependencies gcc records (-MMD -MP,
 # read back below): one edit rebuilds the objects that see it, and the
 # programs and tests only link.  OBJ is the CFLAGS flavour, SAN_OBJ the
 # sanitizers'.
-KWD_OBJ_FLAGS = $(WARN) $(KWD_CFLAGS) -I$(BPF_OUT) -Ibpf -Ilib -Idaemon -MMD -MP
+KWD_OBJ_FLAGS = $(WARN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -I$(BPF_OUT) -Ibpf -Ilib -Idaemon -MMD -MP
 OBJ = $(patsubst %.c,$(B)/obj/%.o,$(1))
 SAN_OBJ = $(patsubst %.c,$(B)/san/%.o,$(1))
 $(B)/obj/%.o: %.c
@@ -64,7 +63,7 @@ $(B)/san/libkw.a: $(call SAN_OBJ,$(KW_LIB_SRCS))
 
 $(B)/daemon/kwatchd: $(call OBJ,$(KWD_SRCS)) $(B)/lib/libkw.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(KWD_LIBS) $(LIBBPF_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(KWD_LIBS) $(LIBBPF_LIBS) $(LIBDW_LIBS)
 
 $(B)/daemon/kwatchctl: $(call OBJ,$(KWCTL_SRCS)) $(B)/lib/libkw.a
 	@mkdir -p $(@D)
@@ -124,14 +123,14 @@ $(B)/unit/kwatchctl/clones-O2: tests/unit/kwatchctl/clones.c
 	@mkdir -p $(@D)
 	$(CC) -g -O2 -fno-omit-frame-pointer -fstack-protector-all $(WARN) -o $@ $<
 $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
-		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES) \
+		$(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES) \
 		$(B)/unit/kwatchctl/clones-O2 $(B)/daemon/kwatchctl
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Ilib -Idaemon -Ikwatchctl \
 		-DKWATCHCTL='"$(CURDIR)/$(B)/daemon/kwatchctl"' \
 		-DKW_CLONES='"$(CURDIR)/$(B)/unit/kwatchctl/clones-O2"' \
 		-DKW_FIXTURES='$(patsubst %,"$(CURDIR)/%"$(COMMA),$(KWC_FIXTURES))' -o $@ $< \
-		$(call SAN_OBJ,kwatchctl/kwatchctl-dwarfvars.c) $(B)/san/libkw.a $(KWD_LIBS) $(LIBDW_LIBS) -lcmocka
+		$(B)/san/libkw.a $(KWD_LIBS) $(LIBDW_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars
 
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dwarfvars.h"
 #include "kwatchctl.h"
 #include "stackvars.h"
 #include "util.h"
@@ -35,7 +36,7 @@ static int from_elf(struct kw_stackvars *sv, char **elf, int n, const char *func
 	int i, r;
 
 	for (i = 0; i < n; i++) {
-		r = kwc_dwarf_stackvars(elf[i], func, sv, err, sizeof(err));
+		r = kw_dwarf_stackvars(elf[i], func, sv, err, sizeof(err));
 		if (r < 0) {
 			fprintf(stderr, "kwatchctl: %s\n", err);
 			return r;
@@ -104,7 +105,7 @@ static int v4_line(const char *elf, const struct kw_svar_watch *w, unsigned long
 		return -EINVAL;
 	}
 	if (!w->canary) {
-		r = kwc_dwarf_sp_dist(elf, w->func, at, &dist, err, errlen);
+		r = kw_dwarf_sp_dist(elf, w->func, at, &dist, err, errlen);
 		if (r < 0)
 			return r;
 		so = dist + w->cfa_off;

@@ -23,22 +23,9 @@ void kwc_schema_check(json_object *o);
  * catches and crashes.  Returns 0, or -errno on a read error. */
 int kwc_summary(FILE *in, FILE *out);
 
-struct kw_stackvars;
-
 /* kwatchctl resolve and kwatchctl stackvars (kwatchctl-resolve.c), with
  * argv[0] the command. */
 int kwc_resolve(int argc, char **argv);
 int kwc_stackvars(int argc, char **argv);
-
-/* Add the stack variables of ELF file @path's functions (only those named
- * @func, unless it is NULL), from its DWARF (kwatchctl-dwarfvars.c).  0, or -errno
- * with a sentence in @err. */
-int kwc_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *sv, char *err,
-			size_t errlen);
-
-/* How far the stack pointer is below the CFA at FUNC+@off in @path (from
- * its call frame information), for an arm after that instruction. */
-int kwc_dwarf_sp_dist(const char *path, const char *func, unsigned long off, long *dist,
-		      char *err, size_t errlen);
 
 #endif

@@ -12,7 +12,7 @@
  * armed; the kernel turns it into an offset from the stack pointer at the
  * probe point it picks (co= in /proc/kstackwatch).
  *
- * The table comes from DWARF (kwatchctl's kwatchctl-dwarfvars.c, libdw) or from an
+ * The table comes from DWARF (lib/dwarfvars.c, libdw) or from an
  * index file made from it at image build time, one entry a line:
  *
  *	# kwatch stackvars 1

@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "dwarfvars.h"
 #include "kwatchctl.h"
 #include "stackvars.h"
 
@@ -27,7 +28,7 @@ static void load(const char *elf, struct kw_stackvars *sv)
 	int r;
 
 	memset(sv, 0, sizeof(*sv));
-	r = kwc_dwarf_stackvars(elf, NULL, sv, err, sizeof(err));
+	r = kw_dwarf_stackvars(elf, NULL, sv, err, sizeof(err));
 	if (r < 0)
 		fail_msg("%s: %s", elf, err);
 	kw_stackvars_sort(sv);
@@ -58,7 +59,7 @@ static int at_case(const char *elf, const struct kw_stackvars *sv, const char *l
 
 	assert_int_equal(sscanf(line, "AT %63s %63s %ld %ld", func, var, &at, &so), 4);
 	assert_int_equal(resolve(sv, func, var, &w), 0);
-	r = kwc_dwarf_sp_dist(elf, func, at, &dist, err, sizeof(err));
+	r = kw_dwarf_sp_dist(elf, func, at, &dist, err, sizeof(err));
 	print_message("  %s: %s+0x%lx %s: measured sp+%ld; CFI: %s%ld (%s)\n", elf, func, at, var,
 		      so, r ? "refused " : "CFA-", r ? (long)r : dist, err);
 	if (strstr(elf, "-fp")) {
@@ -107,7 +108,7 @@ static void resolved_as_measured(void **state)
 			assert_int_equal(w.cfa_off, off);
 			assert_int_equal(w.len, size);
 			/* The same from the function's own CU alone (resolve -e). */
-			assert_int_equal(kwc_dwarf_stackvars(fixtures[i], func, &one, err,
+			assert_int_equal(kw_dwarf_stackvars(fixtures[i], func, &one, err,
 							     sizeof(err)), 0);
 			kw_stackvars_sort(&one);
 			assert_int_equal(resolve(&one, func, var, &w1), 0);
@@ -395,8 +396,8 @@ static void clones_by_source_name_e(void **state)
 
 	(void)state;
 
-	assert_int_equal(kwc_dwarf_stackvars(KW_CLONES, "scan", &one, err, sizeof(err)), 0);
-	assert_int_equal(kwc_dwarf_stackvars(KW_CLONES, "split", &one, err, sizeof(err)), 0);
+	assert_int_equal(kw_dwarf_stackvars(KW_CLONES, "scan", &one, err, sizeof(err)), 0);
+	assert_int_equal(kw_dwarf_stackvars(KW_CLONES, "split", &one, err, sizeof(err)), 0);
 	kw_stackvars_sort(&one);
 	assert_int_equal(resolve(&one, "scan", "buf[1]", &w), 0);
 	assert_string_equal(w.func, "scan.isra.0");

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kwatchctl.h"
+#include "dwarfvars.h"
 #include "stackvars.h"
 
 #define MEMBER_DEPTH	4	/* s.a.b.c.d: no deeper */
@@ -393,7 +393,7 @@ static int cfa_at(Dwarf_CFI *cfi, Dwarf_Addr pc, long *dist, Dwarf_Addr *end)
 	return r;
 }
 
-int kwc_dwarf_sp_dist(const char *path, const char *func, unsigned long off, long *dist,
+int kw_dwarf_sp_dist(const char *path, const char *func, unsigned long off, long *dist,
 		      char *err, size_t errlen)
 {
 	Dwarf_Addr bias, end, next_end;
@@ -445,7 +445,7 @@ out:
 	return r;
 }
 
-int kwc_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *sv, char *err,
+int kw_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *sv, char *err,
 			size_t errlen)
 {
 	struct walk wk = { .sv = sv };
