@@ -5,7 +5,8 @@
 # $(B)/host.mk (scripts/host-mk.sh; the top-level Makefile says why).
 COMMA := ,
 KWD_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(KWD_PKG_CFLAGS)
-KWD_LIBS = $(KWD_PKG_LIBS)
+# libdw and libkmod: the library reads a module's DWARF (dwarfvars.c, module.c).
+KWD_LIBS = $(KWD_PKG_LIBS) $(LIBDW_LIBS) $(KMOD_LIBS)
 KWD_HDRS := $(wildcard lib/*.h daemon/*.h) bpf/kwatch-loader.h
 
 # The pure parts: no struct kwd, no event loop.  Built once per flavour into
@@ -15,7 +16,7 @@ KW_LIB_SRCS := lib/util.c lib/log.c lib/event.c lib/event-text.c lib/queue.c \
 	lib/config.c lib/apply.c lib/spool.c lib/spool-batch.c lib/spool-pack.c \
 	lib/spool-queue.c lib/kmsg.c lib/ksym.c lib/pstore.c lib/command.c lib/keep.c \
 	lib/journal.c lib/stackvars.c lib/fuzzpanic.c lib/ksw.c lib/fuzz-config.c \
-	lib/tracefs-text.c lib/dwarfvars.c
+	lib/tracefs-text.c lib/dwarfvars.c lib/module.c
 # kwatchd's own files, each compiled to an object beside the library's.
 KWD_SRCS := daemon/kwatchd.c daemon/kwatchd-watch.c daemon/kwatchd-wprobe.c \
 	daemon/kwatchd-fuzz.c daemon/kwatchd-fuzzgen.c daemon/kwatchd-fuzzguided.c \
@@ -63,11 +64,11 @@ $(B)/san/libkw.a: $(call SAN_OBJ,$(KW_LIB_SRCS))
 
 $(B)/daemon/kwatchd: $(call OBJ,$(KWD_SRCS)) $(B)/lib/libkw.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(KWD_LIBS) $(LIBBPF_LIBS) $(LIBDW_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(KWD_LIBS) $(LIBBPF_LIBS)
 
 $(B)/daemon/kwatchctl: $(call OBJ,$(KWCTL_SRCS)) $(B)/lib/libkw.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -o $@ $^ $(KWD_LIBS) $(LIBDW_LIBS)
+	$(CC) $(CFLAGS) -o $@ $^ $(KWD_LIBS)
 
 # --- host tests (cmocka, ASan/UBSan) -------------------------------------------
 
@@ -109,6 +110,10 @@ $(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/kwatchd-wprobe.c)))
 # copies written and the directories listed are counted by wrappers.
 $(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/kwatchd-inforce.c),-Wl$(COMMA)--wrap=kw_write_file_at$(COMMA)--wrap=fdopendir))
 
+# A watch on a module's function: the kwatchctl fixture as the module's file.
+$(B)/unit/kwatchd/test_module: $(B)/unit/kwatchctl/clones-O2
+$(eval $(call kwd_unit,module,,-DKW_CLONES='"$(CURDIR)/$(B)/unit/kwatchctl/clones-O2"'))
+
 # kwatchctl resolve: libdw on a fixture built at -O2 with and without frame
 # pointers, against the layout it measures when run.
 KWC_FIXTURES := $(B)/unit/kwatchctl/frames-O2 $(B)/unit/kwatchctl/frames-O2-fp
@@ -130,7 +135,7 @@ $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
 		-DKWATCHCTL='"$(CURDIR)/$(B)/daemon/kwatchctl"' \
 		-DKW_CLONES='"$(CURDIR)/$(B)/unit/kwatchctl/clones-O2"' \
 		-DKW_FIXTURES='$(patsubst %,"$(CURDIR)/%"$(COMMA),$(KWC_FIXTURES))' -o $@ $< \
-		$(B)/san/libkw.a $(KWD_LIBS) $(LIBDW_LIBS) -lcmocka
+		$(B)/san/libkw.a $(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars
 
 # libFuzzer harnesses, smoke-run for a few seconds each by one wrapper.
@@ -145,7 +150,7 @@ $(B)/fuzz/obj/%.o: %.c
 	clang $(subst fuzzer$(COMMA),fuzzer-no-link$(COMMA),$(FUZZ_FLAGS)) $(KWD_CFLAGS) -Ilib -Idaemon \
 		-MMD -MP -c -o $@ $<
 KWD_FUZZ_CONFIG := lib/config.c lib/ksw.c lib/tracefs-text.c lib/log.c lib/util.c \
-	lib/journal.c lib/event.c lib/stackvars.c lib/fuzz-config.c
+	lib/journal.c lib/event.c lib/stackvars.c lib/fuzz-config.c lib/module.c lib/dwarfvars.c
 KWD_FUZZ_EVENT := lib/event.c lib/event-text.c lib/journal.c lib/log.c lib/util.c
 KWD_FUZZ_KMSG := lib/kmsg.c lib/pstore.c lib/log.c lib/util.c
 KWD_FUZZ_STACKVARS := lib/stackvars.c lib/util.c
@@ -178,7 +183,7 @@ UNIT_TESTS += $(B)/unit/kwatchd/unit_verify
 # with kwatchctl built with ASan/UBSan for it.
 $(B)/unit/kwatchd/kwatchctl-san: $(call SAN_OBJ,$(KWCTL_SRCS)) $(B)/san/libkw.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(KWD_LIBS) $(LIBDW_LIBS)
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(KWD_LIBS)
 $(B)/unit/kwatchd/kwatchctl_read: tests/unit/kwatchd/kwatchctl-read.sh \
 		tests/unit/kwatchd/kwatchctl-events.ndjson $(B)/unit/kwatchd/kwatchctl-san
 	@mkdir -p $(@D)

@@ -40,20 +40,38 @@ static void config_error(struct kwd *d, const struct kw_file *f, bool kernel)
 	kwd_emit(d, ev);
 }
 
+/* File @f as the error of a kernel step: @what failed with @r, or, without
+ * @what, @detail is the whole reason. */
+static void kernel_error_of(const struct kw_file *f, int r, const char *what, const char *detail,
+			    struct kw_file *e)
+{
+	*e = *f;
+	e->err = r;
+	e->err_line = 0;
+	if (what)
+		snprintf(e->err_reason, sizeof(e->err_reason), "%s: %s%s%s", what, strerror(-r),
+			 detail && *detail ? ": " : "", detail ? detail : "");
+	else
+		snprintf(e->err_reason, sizeof(e->err_reason), "%s", detail);
+}
+
+void kwd_kernel_error(struct kwd *d, const struct kw_file *f, int r, const char *what,
+		      const char *detail)
+{
+	struct kw_file e;
+
+	kernel_error_of(f, r, what, detail, &e);
+	config_error(d, &e, true);
+}
+
 /* A kernel step failed for file f: record it as an error of that file.
  * Without @what, @detail is the whole reason. */
 static int kernel_failed(struct kwd *d, struct kw_plan *p, const struct kw_file *f, int r,
 			 const char *what, const char *detail)
 {
-	struct kw_file e = *f, *tmp;
+	struct kw_file e, *tmp;
 
-	e.err = r;
-	e.err_line = 0;
-	if (what)
-		snprintf(e.err_reason, sizeof(e.err_reason), "%s: %s%s%s", what, strerror(-r),
-			 detail && *detail ? ": " : "", detail ? detail : "");
-	else
-		snprintf(e.err_reason, sizeof(e.err_reason), "%s", detail);
+	kernel_error_of(f, r, what, detail, &e);
 	config_error(d, &e, true);
 	tmp = realloc(p->errors, (p->n_errors + 1) * sizeof(*tmp));
 	if (!tmp)

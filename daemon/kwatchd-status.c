@@ -69,8 +69,11 @@ json_object *kwd_status(struct kwd *d)
 			(f->kind == KW_WPROBE && f->wprobe.enabled) ||
 			(f->kind == KW_FUZZ && f->fuzz.enabled);
 
-		json_object_array_add(files, file_status(f, e ? "error, last good in force" :
-							 on ? "applied" : "disabled", e));
+		if (on && f->kind == KW_WATCH && f->watch.waiting)
+			json_object_array_add(files, file_status(f, "waiting for its module", e));
+		else
+			json_object_array_add(files, file_status(f, e ? "error, last good in force" :
+								 on ? "applied" : "disabled", e));
 	}
 	for (i = 0; i < d->n_errors; i++)
 		if (!kw_file_find(d->cur, d->n_cur, d->errors[i].kind, d->errors[i].name))

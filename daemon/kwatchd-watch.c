@@ -26,6 +26,7 @@ void kwd_watches_free(struct kwd_watches *w)
 	if (!w)
 		return;
 	sd_event_source_disable_unref(w->ksw_retry);
+	sd_device_monitor_unref(w->modmon);
 	ksw_vars_free(&w->ksw_vars);
 	free(w);
 }
@@ -156,7 +157,8 @@ static void take_out(struct kwd *d, struct kwd_armed *a)
 		ksw_retry_later(d, KSW_RETRY_USEC);
 		return;
 	}
-	if (r < 0)
+	/* -ENOENT: the kernel has removed it already (its module went). */
+	if (r < 0 && r != -ENOENT)
 		log_warning_errno(r, "disarming %s: %m, ignoring", d->set.kstackwatch);
 	watch_gone(d, a);
 }
@@ -167,6 +169,131 @@ void kwd_watch_disarm(struct kwd *d, const struct kw_file *f)
 
 	if (a)
 		take_out(d, a);
+}
+
+/* --- a module's functions: armed while the module is loaded --------------- */
+
+/* @w's function is module @name's (resolved, or as its keys say). */
+static bool of_module(const struct kw_watch *w, const char *name)
+{
+	char m[KW_MODULE_MAX + 1];
+
+	if (w->in_module[0])
+		return strcmp(w->in_module, name) == 0;
+	if (w->module[0])
+		return strcmp(w->module, name) == 0;
+	return w->module_path[0] && kw_module_name_of(w->module_path, m, sizeof(m)) == 0 &&
+	       strcmp(m, name) == 0;
+}
+
+static void watch_waiting(struct kwd *d, const struct kw_file *f, const char *why)
+{
+	json_object *ev = kw_event_new("watch_waiting");
+
+	if (ev) {
+		kwd_file_fields(ev, f);
+		kw_event_add_str(ev, "function", f->watch.function);
+		kw_event_add_str(ev, "module", f->watch.in_module);
+		kw_event_add_str(ev, "reason", why);
+		kwd_emit(d, ev);
+	}
+	log_info("%s: %s", f->name, why);
+}
+
+static struct kw_file *cur_file(struct kwd *d, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_cur; i++)
+		if (d->cur[i].kind == KW_WATCH && strcmp(d->cur[i].path, path) == 0)
+			return &d->cur[i];
+	return NULL;
+}
+
+/* Module @name is loaded: arm the watches that wait for it. */
+static void module_came(struct kwd *d, const char *name)
+{
+	const char *what;
+	char line[512];
+	size_t i;
+	int r;
+
+	for (i = 0; i < d->n_cur; i++) {
+		struct kw_file *f = &d->cur[i];
+
+		if (f->kind != KW_WATCH || !f->watch.enabled || kwd_watch_armed_of(d, f) ||
+		    !of_module(&f->watch, name))
+			continue;
+		log_info("module %s loaded: arming %s", name, f->name);
+		r = kwd_watch_arm(d, f, line, sizeof(line), &what);
+		if (r < 0)
+			kwd_kernel_error(d, f, r, what, line);
+	}
+}
+
+/* Module @name is gone, and the kernel removed the watches on its
+ * functions with it: they wait for it again. */
+static void module_went(struct kwd *d, const char *name)
+{
+	char why[128];
+	size_t i = 0, n;
+
+	while (i < d->watches->n_armed) {
+		struct kwd_armed *a = &d->watches->armed[i];
+		struct kw_file *f = cur_file(d, a->path);
+
+		if (a->disarming || !f || !of_module(&f->watch, name)) {
+			i++;
+			continue;
+		}
+		n = d->watches->n_armed;
+		take_out(d, a);	/* a kernel without the notifier: we do it */
+		if (d->watches->n_armed == n)
+			i++;	/* still there: its disarm waits for a reader */
+		snprintf(why, sizeof(why), "module %s was unloaded: the watch arms again when it is loaded",
+			 name);
+		f->watch.waiting = true;
+		watch_waiting(d, f, why);
+	}
+}
+
+static int on_module(sd_device_monitor *m, sd_device *dev, void *userdata)
+{
+	sd_device_action_t action;
+	const char *name;
+
+	(void)m;
+	if (sd_device_get_action(dev, &action) < 0 || sd_device_get_sysname(dev, &name) < 0)
+		return 0;
+	if (action == SD_DEVICE_ADD)
+		module_came(userdata, name);
+	else if (action == SD_DEVICE_REMOVE)
+		module_went(userdata, name);
+	return 0;
+}
+
+/* Hear of module loads and unloads from now on; once. */
+static void watch_modules(struct kwd *d)
+{
+	sd_device_monitor *m = NULL;
+	int r;
+
+	if (d->watches->modmon)
+		return;
+	r = sd_device_monitor_new(&m);
+	if (r >= 0)
+		r = sd_device_monitor_filter_add_match_subsystem_devtype(m, "module", NULL);
+	if (r >= 0)
+		r = sd_device_monitor_attach_event(m, d->ev);
+	if (r >= 0)
+		r = sd_device_monitor_start(m, on_module, d);
+	if (r < 0) {
+		log_warning_errno(r, "cannot follow module loads (udev): %m; a watch on a module's "
+				  "function arms at the next reload after the module is loaded");
+		sd_device_monitor_unref(m);
+		return;
+	}
+	d->watches->modmon = m;
 }
 
 /* Arm @f's watch, its variable= resolved first.  The file's version in
@@ -190,6 +317,15 @@ int kwd_watch_arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const 
 		*what = NULL;
 		snprintf(line, n, "variable=%.64s: %.400s", f->watch.variable, why);
 		return r;
+	}
+	if (f->watch.in_module[0])
+		watch_modules(d);
+	if (f->watch.waiting) {
+		/* Its version in force, if armed, was of the module that went. */
+		if (prev)
+			take_out(d, prev);
+		watch_waiting(d, f, why);
+		return 0;
 	}
 	if (f->watch.symbol[0])
 		log_info("%s: %s is compiled only as gcc's clone %s: watching it%s%s", f->path,

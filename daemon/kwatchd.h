@@ -84,6 +84,11 @@ void kwd_state_saved(struct kwd *d, bool *failing, const char *path, int err);
 /* kwatchd-reconcile.c */
 /* An event's fields naming a drop-in: kind and file (its path). */
 void kwd_file_fields(json_object *ev, const struct kw_file *f);
+/* A kernel step of file @f failed outside an apply (a module's watch armed
+ * when the module came): a config_error of stage "kernel"; @what failed
+ * with @r, or, without @what, @detail is the whole reason. */
+void kwd_kernel_error(struct kwd *d, const struct kw_file *f, int r, const char *what,
+		      const char *detail);
 int kwd_reload(struct kwd *d, const char *why);
 /* Read the set in force the last run saved in state_dir. */
 int kwd_lastgood_load(struct kwd *d);

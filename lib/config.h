@@ -15,6 +15,7 @@
 
 #define KW_NAME_MAX 63
 #define KW_SYM_MAX 127
+#define KW_MODULE_MAX 55	/* the kernel's MODULE_NAME_LEN - 1 */
 #define KW_TRIGGERS_MAX 4
 #define KW_WPROBE_MAX_RATE 1000000	/* the kernel's bound on a wprobe's max rate */
 #define KW_CONF_MAX 65536	/* bytes of one configuration file */
@@ -55,6 +56,13 @@ struct kw_watch {
 	 * is only there as gcc's clone (foo.constprop.0); "" otherwise. */
 	char symbol[KW_SYM_MAX + 1];
 	char clones_unwatched[128];	/* its other clones, not watched */
+	/* A module's function: module= and module_path= as given; then, once
+	 * resolved, the module (fn=MODULE:FUNCTION) and whether it waits for
+	 * the module to be loaded. */
+	char module[KW_MODULE_MAX + 1];
+	char module_path[PATH_MAX];
+	char in_module[KW_MODULE_MAX + 1];
+	bool waiting;
 	bool enabled;
 };
 

@@ -50,6 +50,7 @@ const struct kw_journal_type kw_journal_types[] = {
 	{ "state_error", "222b9459e58917ed1ef611223fb653be", LOG_WARNING, true },
 	{ "watch_armed", "6e3ad676be52f7876ca2c5c7a59537b2", LOG_INFO, true },
 	{ "watch_disarmed", "509e566a6f0fdb58f5b07a1b4c93376b", LOG_INFO, true },
+	{ "watch_waiting", "a56df85fcd8c42918f69bb61050012aa", LOG_INFO, true },
 	{ "wprobe_created", "24500ecc21df3d1ea4c4337e7559e777", LOG_INFO, true },
 	{ "wprobe_hit", "1974620924f373f93d390a1042f3d578", LOG_DEBUG, false },
 	{ "wprobe_removed", "f86d9eac35126a9cfca6d1b2fdf5b851", LOG_INFO, true },

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ksw.h"
+#include "module.h"
 #include "util.h"
 
 /* --- the [watch] section -------------------------------------------------- */
@@ -76,6 +77,17 @@ int kw_watch_key(struct parse_state *ps, struct kw_watch *w, const char *key, co
 	} else if (strcmp(key, "local") == 0) {
 		if (parse_local(w, v) < 0)
 			return kw_bad(ps, "local: want 'canary' or OFFSET:LEN with LEN 1, 2, 4 or 8, got '%s'", v);
+	} else if (strcmp(key, "module") == 0) {
+		if (!kw_ident_ok(v, KW_MODULE_MAX, ""))
+			return kw_bad(ps, "module: not a module name: '%s'", v);
+		strcpy(w->module, v);
+	} else if (strcmp(key, "module_path") == 0) {
+		char name[KW_MODULE_MAX + 1];
+
+		if (v[0] != '/' || strlen(v) >= sizeof(w->module_path) ||
+		    kw_module_name_of(v, name, sizeof(name)) < 0)
+			return kw_bad(ps, "module_path: want the absolute path of a module's .ko file, got '%s'", v);
+		strcpy(w->module_path, v);
 	} else if (strcmp(key, "enabled") == 0) {
 		if (kw_parse_bool(v, &w->enabled) < 0)
 			return kw_bad(ps, "enabled: want yes or no, got '%s'", v);
@@ -87,8 +99,14 @@ int kw_watch_key(struct parse_state *ps, struct kw_watch *w, const char *key, co
 
 int kw_watch_validate(struct parse_state *ps, struct kw_watch *w)
 {
+	char name[KW_MODULE_MAX + 1];
+
 	if (!w->function[0])
 		return kw_bad(ps, "[watch] needs function="), -EINVAL;
+	if (w->module[0] && w->module_path[0] &&
+	    kw_module_name_of(w->module_path, name, sizeof(name)) == 0 && strcmp(name, w->module))
+		return kw_bad(ps, "module=%s, but module_path= is the file of module %s", w->module,
+			      name), -EINVAL;
 	if (w->variable[0] && !w->canary)
 		return kw_bad(ps, "[watch] takes variable= or local=, not both"), -EINVAL;
 	if (w->variable[0] && w->has_ip_offset)
@@ -253,15 +271,20 @@ int ksw_remove(const char *path, const char *line)
  * an ip_offset; else fn=FUNCTION[ dp=DEPTH][ so=OFF wl=LEN | co=OFF wl=LEN]. */
 int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
 {
-	char depth[16] = "", local[48] = "";
+	char depth[16] = "", local[48] = "", fn[KW_MODULE_MAX + KW_SYM_MAX + 2];
+	const char *sym = w->symbol[0] ? w->symbol : w->function;
 
+	/* A module's function: MODULE:FUNCTION, that module's only. */
+	if (w->in_module[0])
+		snprintf(fn, sizeof(fn), "%s:%s", w->in_module, sym);
+	else
+		snprintf(fn, sizeof(fn), "%s", sym);
 	if (w->has_ip_offset) {
 		if (w->depth)
 			snprintf(depth, sizeof(depth), "+%u", w->depth);
 		if (!w->canary)
 			snprintf(local, sizeof(local), " %lu:%u", w->local_offset, w->local_len);
-		return kw_fit(snprintf(buf, n, "%s+0x%lx%s%s", w->function, w->ip_offset, depth,
-				       local), n);
+		return kw_fit(snprintf(buf, n, "%s+0x%lx%s%s", fn, w->ip_offset, depth, local), n);
 	}
 	if (w->variable[0] && !w->resolved)
 		return -EINVAL;
@@ -271,20 +294,24 @@ int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
 			.sp_rel = w->sp_rel,
 		};
 
-		if (kw_strlcpy(sw.func, w->symbol[0] ? w->symbol : w->function, sizeof(sw.func)) < 0)
+		if (kw_strlcpy(sw.func, fn, sizeof(sw.func)) < 0)
 			return -ENAMETOOLONG;
 		return kw_svar_line(&sw, w->depth, buf, n);
 	}
 	if (w->depth)
 		snprintf(depth, sizeof(depth), " dp=%u", w->depth);
-	return kw_fit(snprintf(buf, n, "fn=%s%s so=%lu wl=%u", w->symbol[0] ? w->symbol : w->function, depth,
-			       w->local_offset, w->local_len), n);
+	return kw_fit(snprintf(buf, n, "fn=%s%s so=%lu wl=%u", fn, depth, w->local_offset,
+			       w->local_len), n);
 }
 
 void ksw_vars_free(struct ksw_vars *vars)
 {
+	unsigned int i;
+
 	kw_stackvars_free(&vars->sv);
 	memset(&vars->st, 0, sizeof(vars->st));
+	for (i = 0; i < KSW_MODULES_CACHED; i++)
+		kw_module_vars_free(&vars->mods[i]);
 }
 
 /* (Re)read the index if it is not the file read last. */
@@ -317,6 +344,80 @@ static int vars_load(struct ksw_vars *vars, const char *path, char *why, size_t 
 	return 0;
 }
 
+/* The table of module file @path: the cached one, or the slot reused. */
+static int module_vars(struct ksw_vars *vars, const char *path, struct kw_module_vars **ret,
+		       char *why, size_t n)
+{
+	struct kw_module_vars *mv = NULL;
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < KSW_MODULES_CACHED && !mv; i++)
+		if (vars->mods[i].read && strcmp(vars->mods[i].path, path) == 0)
+			mv = &vars->mods[i];
+	if (!mv) {
+		mv = &vars->mods[vars->next_mod];
+		vars->next_mod = (vars->next_mod + 1) % KSW_MODULES_CACHED;
+	}
+	r = kw_module_vars_load(mv, path, why, n);
+	*ret = r < 0 ? NULL : mv;
+	return r;
+}
+
+/* @w's function is module @name's: resolved in its file, if one is known. */
+static int resolve_in_module(struct ksw_vars *vars, struct kw_watch *w, const char *name,
+			     char *why, size_t n)
+{
+	const char *sysfs = vars->sysfs_module ? vars->sysfs_module : "/sys/module";
+	char file[PATH_MAX] = "", fwhy[400] = "";
+	struct kw_module_vars *mv;
+	struct kw_svar_watch sw;
+	int r;
+
+	if (w->module_path[0])
+		kw_strlcpy(file, w->module_path, sizeof(file));
+	else if (kw_module_find(name, file, sizeof(file), fwhy, sizeof(fwhy)) < 0)
+		file[0] = '\0';
+	/* Offsets given, or the canary: the file only names gcc's clone. */
+	if (!file[0] && (w->variable[0] && !w->has_ip_offset)) {
+		snprintf(why, n, "function %s of module %s: %s", w->function, name, fwhy);
+		return -ENOENT;
+	}
+	if (file[0] && !w->has_ip_offset) {
+		r = module_vars(vars, file, &mv, why, n);
+		if (r < 0)
+			return r;
+		r = kw_stackvars_resolve(&mv->sv, w->function, w->variable[0] ? w->variable : NULL,
+					 &sw, why, n);
+		if (r < 0 && w->variable[0]) {
+			char tmp[400];
+
+			snprintf(tmp, sizeof(tmp), "%s", why);
+			snprintf(why, n, "in %s: %s", file, tmp);
+			return r;
+		}
+		if (r == 0 && sw.clone) {
+			kw_strlcpy(w->symbol, sw.func, sizeof(w->symbol));
+			kw_strlcpy(w->clones_unwatched, sw.others, sizeof(w->clones_unwatched));
+		}
+		if (r == 0 && w->variable[0]) {
+			w->cfa_off = sw.cfa_off;
+			w->sp_rel = sw.sp_rel;
+			w->local_len = sw.len;
+			w->resolved = true;
+		}
+	}
+	kw_strlcpy(w->in_module, name, sizeof(w->in_module));
+	if (!kw_module_live(sysfs, name)) {
+		w->waiting = true;
+		snprintf(why, n, "module %s is not loaded: the watch arms when it is", name);
+		return 0;
+	}
+	if (file[0])
+		return kw_module_check_loaded(sysfs, name, file, why, n);
+	return 0;
+}
+
 int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, char *why,
 		size_t n)
 {
@@ -324,10 +425,22 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 	char def[PATH_MAX];
 	int r;
 
+	char mod[KW_MODULE_MAX + 1];
+	int err;
+
 	w->resolved = false;
 	w->sp_rel = false;
 	w->symbol[0] = '\0';
 	w->clones_unwatched[0] = '\0';
+	w->in_module[0] = '\0';
+	w->waiting = false;
+	if (w->module[0] || w->module_path[0]) {
+		if (w->module[0])
+			kw_strlcpy(mod, w->module, sizeof(mod));
+		else
+			kw_module_name_of(w->module_path, mod, sizeof(mod));
+		return resolve_in_module(vars, w, mod, why, n);
+	}
 	if (w->has_ip_offset || (!w->variable[0] && !w->canary))
 		return 0;	/* offsets given: they are the symbol's as named */
 	if (!path || !path[0]) {
@@ -340,6 +453,13 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 		return w->variable[0] ? r : 0;
 	r = kw_stackvars_resolve(&vars->sv, w->function, w->variable[0] ? w->variable : NULL,
 				 &sw, why, n);
+	/* Not in the index: a loaded module's, maybe (one built out of tree). */
+	if (r == -ENOENT && w->variable[0]) {
+		err = kw_module_of_function(vars->kallsyms ? vars->kallsyms : "/proc/kallsyms",
+					    w->function, mod, sizeof(mod));
+		if (err == 0 && mod[0])
+			return resolve_in_module(vars, w, mod, why, n);
+	}
 	if (r < 0)
 		return w->variable[0] ? r : 0;
 	if (sw.clone) {

@@ -20,7 +20,10 @@
 #include <sys/stat.h>
 
 #include "config.h"
+#include "module.h"
 #include "stackvars.h"
+
+#define KSW_MODULES_CACHED 4
 
 /* The [watch] section (config.c's drop-in parser calls these): one key, 1
  * if taken, else 0 with the reason given to kw_bad(); then the section
@@ -33,6 +36,13 @@ int kw_watch_validate(struct parse_state *ps, struct kw_watch *w);
 struct ksw_vars {
 	struct kw_stackvars sv;
 	struct stat st;		/* of the file read; st_ino 0: none read */
+	/* The modules' files read last (a developer's own modules, which the
+	 * index does not hold), each while it is unchanged. */
+	struct kw_module_vars mods[KSW_MODULES_CACHED];
+	unsigned int next_mod;			/* the slot to reuse next */
+	/* Where the running kernel is told about (NULL: /sys/module and
+	 * /proc/kallsyms; the host tests point them at files of theirs). */
+	const char *sysfs_module, *kallsyms;
 };
 
 /* Resolve @w's variable= (if any) in the index at @path ("": the running
@@ -44,6 +54,12 @@ struct ksw_vars {
  * errno with a sentence for a person in @why. */
 int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, char *why,
 		size_t n);
+/* A module's function (module= or module_path= given, or a function the
+ * index lacks that a loaded module has): resolved in the module's file,
+ * its line naming it MODULE:FUNCTION (w->in_module).  A module that is not
+ * loaded leaves w->waiting set and @why saying so: the watch arms when it
+ * is.  A function the index lacks and no loaded module has keeps the
+ * index's reason. */
 void ksw_vars_free(struct ksw_vars *vars);
 
 /* The longest /proc/kstackwatch line kwatchd writes, with its NUL. */

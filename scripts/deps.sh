@@ -19,8 +19,9 @@ PACKAGES=(
 	# (libclang-rt-14-dev: also libFuzzer, for kfuzztest-fuzz)
 	clang llvm libclang-rt-14-dev libbpf-dev bpftool zlib1g-dev libsystemd-dev
 	libinih-dev libjson-c-dev pkg-config
-	# kwatchctl resolve: stack variables by name from DWARF
-	libdw-dev
+	# stack variables by name from DWARF (kwatchctl resolve, kwatchd), a
+	# module's file by its name (libkmod)
+	libdw-dev libkmod-dev
 	# host tests (systemd-analyze verify of the unit wants its ExecReload's
 	# /bin/kill, from procps)
 	libcmocka-dev systemd procps

@@ -39,6 +39,7 @@ tmp=$out.tmp.$$
 	pkg_config LIBBPF_LIBS --libs libbpf
 	pkg_config LIBDW_CFLAGS --cflags libdw
 	pkg_config LIBDW_LIBS --libs libdw
+	pkg_config KMOD_LIBS --libs libkmod
 } >"$tmp" || { rm -f "$tmp"; exit 1; }
 if cmp -s "$tmp" "$out"; then
 	rm -f "$tmp"
