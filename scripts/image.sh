@@ -37,6 +37,7 @@ fi
 # What goes into the image besides the rootfs, as "source destination" pairs.
 overlay_inputs() {
 	echo "$KMODBUILD/ko opt/kwatch/modules"
+	echo "$KMODBUILD/user opt/kwatch/usermod"
 	echo "$SV_DIR usr/lib/kwatch/stackvars"
 	echo "$KWATCH_TOP/tests/vm/guest opt/kwatch/tests/guest"
 	echo "$KWATCH_TOP/tests/vm/suites opt/kwatch/tests/suites"

@@ -5,8 +5,11 @@
 . "$(dirname "$0")/lib.sh"
 KW_STEP=modules
 
-mkdir -p "$KMODBUILD/ko"
-for dir in "$KWATCH_TOP"/tests/modules/*/; do
+# tests/usermod/*/: modules built as a developer builds theirs, kept out of
+# the stack variable index ($KMODBUILD/user/, and nodebug/ a copy without
+# debug information).
+mkdir -p "$KMODBUILD/ko" "$KMODBUILD/user/nodebug"
+for dir in "$KWATCH_TOP"/tests/modules/*/ "$KWATCH_TOP"/tests/usermod/*/; do
 	[ -f "$dir/Kbuild" ] || continue
 	name=$(basename "$dir")
 	out=$KMODBUILD/$name
@@ -27,5 +30,12 @@ for dir in "$KWATCH_TOP"/tests/modules/*/; do
 		cat "$log" >&2
 		die "test modules in tests/modules/$name failed to build"
 	fi
-	cp "$out"/*.ko "$KMODBUILD/ko/"
+	case $dir in
+	*/tests/usermod/*)
+		cp "$out"/*.ko "$KMODBUILD/user/"
+		for ko in "$out"/*.ko; do
+			strip --strip-debug -o "$KMODBUILD/user/nodebug/$(basename "$ko")" "$ko"
+		done ;;
+	*) cp "$out"/*.ko "$KMODBUILD/ko/" ;;
+	esac
 done

@@ -16,7 +16,16 @@
 # /proc/kstackwatch, status lists them with max_watches 4, the fifth file is
 # a config_error (ENOSPC) naming the limit, removing one file disarms only
 # its watch, and each catch and the crash name the watch that fired
-# (definition, watch_file); catch-to-socket latency (printed, with the
+# (definition, watch_file); a developer's own module built out of tree
+# and loaded from its own path (t_module_by_name): its watch file by names
+# and module_path waits (watch_waiting, status) until insmod, is armed as
+# fn=kwusermod:kwum_victim from the .ko's DWARF, and the store from
+# kwum_fill is a catch naming it; rmmod removes the watch in the kernel
+# (its log line) and the file waits again, a second insmod arms it again;
+# the module stripped of debug information is a config_error saying so,
+# one named without a path that /lib/modules lacks a config_error asking
+# for module_path=, and module = NAME after depmod arms at modprobe (times
+# from insmod to armed printed); catch-to-socket latency (printed, with the
 # report on the console and without; the daemon's share from its status).
 #
 # Fuzzing: eight blobs from a real KFuzzTest spool each give fuzz_entry <
@@ -278,6 +287,84 @@ t_several_watch_files() {
 	events_of crash | grep '"kind":"kstackwatch"' | head -n1 | cut -c1-500
 	events_of crash | grep '"kind":"kstackwatch"' | head -n1 | grep -q '"definition":"fn=nested_outer_test co=-[0-9]* wl=8","watch_file":"/etc/kwatchd/watch.d/b.conf"' ||
 		fail "the crash event does not name b.conf's watch"
+}
+
+# A developer's own module, built out of tree, loaded from a path of its
+# own and in no index (tests/usermod/kwusermod), watched by names alone.
+UM=/opt/kwatch/usermod
+um_armed() { grep -qE "^fn=kwusermod:kwum_victim co=-[0-9]+ wl=8 # fo=0x[0-9a-f]+" $KSW; }
+ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
+t_module_by_name() {
+	local ev t0 n
+	rmmod kwusermod 2>/dev/null
+	rm -f $CONF/watch.d/*.conf
+	wait_for 5 disarmed || fail "watches left: '$(cat $KSW)'" || return 1
+	follow_start
+	# Not loaded yet: the watch waits for it.
+	put $CONF/watch.d um.conf "[watch]\nfunction = kwum_victim\nvariable = table[5]\nmodule_path = $UM/kwusermod.ko\n"
+	wait_for 10 grep -q '"type":"watch_waiting"' "$EV" || { follow_stop; fail "no watch_waiting before the module is loaded"; return 1; }
+	events_of watch_waiting | cut -c1-400
+	kwatchctl status | grep -q 'waiting for its module' || { follow_stop; fail "status does not say the file waits"; return 1; }
+	disarmed || { follow_stop; fail "armed with no module: '$(cat $KSW)'"; return 1; }
+	# Loaded: armed as MODULE:FUNCTION from the .ko's DWARF (cold), and
+	# the store from kwum_fill() into table[5] is caught.
+	t0=$(date +%s%N)
+	insmod $UM/kwusermod.ko || { follow_stop; fail "insmod $UM/kwusermod.ko"; return 1; }
+	wait_for 10 um_armed || { follow_stop; fail "not armed when the module came: '$(cat $KSW)'"; return 1; }
+	echo "kwatch-bench: a module's watch armed $(ms_since "$t0") ms after insmod (cold: the .ko's DWARF read)"
+	cat $KSW
+	echo 5 >/sys/kernel/debug/kwusermod/run
+	wait_for 10 grep -q '"type":"catch"' "$EV" || { follow_stop; fail "no catch in the module"; return 1; }
+	ev=$(events_of catch | tail -n1)
+	echo "$ev" | cut -c1-500
+	echo "$ev" | field location | grep -qE "^kwum_fill(\.[a-z0-9.]+)?\+0x[0-9a-f]+/0x[0-9a-f]+ \[kwusermod\]" ||
+		{ follow_stop; fail "the catch does not name kwum_fill in kwusermod: $(echo "$ev" | field location)"; return 1; }
+	echo "$ev" | field watched | grep -q kwum_victim || { follow_stop; fail "the catch does not name kwum_victim"; return 1; }
+	# Unloaded: the kernel removes the watch and says so; the file waits.
+	n=$(events_of watch_waiting | wc -l)
+	rmmod kwusermod || { follow_stop; fail "rmmod kwusermod"; return 1; }
+	wait_for 10 disarmed || { follow_stop; fail "the watch stays after rmmod: '$(cat $KSW)'"; return 1; }
+	dmesg | grep -q "removed: fn=kwusermod:kwum_victim co=-[0-9]* wl=8: module kwusermod is going" ||
+		{ follow_stop; fail "no kernel line for the removal"; return 1; }
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"watch_waiting\"' $EV) -gt $n ]" || { follow_stop; fail "no watch_waiting after rmmod"; return 1; }
+	# Loaded again: armed again (warm: the file's table is kept), caught again.
+	t0=$(date +%s%N)
+	insmod $UM/kwusermod.ko || { follow_stop; fail "insmod again"; return 1; }
+	wait_for 10 um_armed || { follow_stop; fail "not armed again: '$(cat $KSW)'"; return 1; }
+	echo "kwatch-bench: a module's watch armed $(ms_since "$t0") ms after insmod (warm)"
+	echo 5 >/sys/kernel/debug/kwusermod/run
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"catch\"' $EV) -ge 2 ]" || { follow_stop; fail "no catch after the reload"; return 1; }
+	# A store to another slot is not this watch's.
+	echo 3 >/sys/kernel/debug/kwusermod/run
+	# The module without debug information: a config_error saying so (the
+	# watch in force stays).
+	put $CONF/watch.d um.conf "[watch]\nfunction = kwum_victim\nvariable = table[5]\nmodule_path = $UM/nodebug/kwusermod.ko\n"
+	wait_for 10 grep -q 'has no debug information' "$EV" || { follow_stop; fail "no config_error for a module without debug information"; return 1; }
+	um_armed || { follow_stop; fail "the watch in force went: '$(cat $KSW)'"; return 1; }
+	# Named without its file, the module loaded from elsewhere: what to add.
+	put $CONF/watch.d um.conf "[watch]\nfunction = kwum_victim\nvariable = table[5]\n"
+	wait_for 10 grep -q 'module kwusermod is not under /lib/modules/.*module_path=' "$EV" ||
+		{ follow_stop; fail "no config_error asking for module_path="; return 1; }
+	# Under /lib/modules/ (depmod), by module = NAME: found there, armed
+	# when modprobe loads it.
+	rmmod kwusermod
+	wait_for 10 disarmed || { follow_stop; fail "not disarmed by rmmod"; return 1; }
+	mkdir -p /lib/modules/$(uname -r)/extra && cp $UM/kwusermod.ko /lib/modules/$(uname -r)/extra/ && depmod -a ||
+		{ follow_stop; fail "depmod"; return 1; }
+	put $CONF/watch.d um.conf "[watch]\nfunction = kwum_victim\nvariable = table[5]\nmodule = kwusermod\n"
+	sleep 1
+	modprobe kwusermod || { follow_stop; fail "modprobe kwusermod"; return 1; }
+	wait_for 10 um_armed || { follow_stop; fail "not armed after modprobe: '$(cat $KSW)'"; return 1; }
+	echo 5 >/sys/kernel/debug/kwusermod/run
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"catch\"' $EV) -ge 3 ]"
+	follow_stop
+	rm -f $CONF/watch.d/um.conf
+	wait_for 5 disarmed || fail "not disarmed: '$(cat $KSW)'"
+	rmmod kwusermod
+	rm -f /lib/modules/$(uname -r)/extra/kwusermod.ko && depmod -a
+	events_of config_error | grep um.conf | cut -c1-300
+	expect_eq "catch events (table[5] three times; table[3] none)" "$(events_of catch | wc -l)" 3 || return 1
+	events_of catch | field location | sort | uniq -c
 }
 
 # Catch to socket latency: the catch event's kernel_ns against its receipt,
