@@ -16,14 +16,15 @@ KW_LIB_SRCS := lib/util.c lib/log.c lib/event.c lib/event-text.c lib/queue.c \
 	lib/config.c lib/apply.c lib/spool.c lib/spool-batch.c lib/spool-pack.c \
 	lib/spool-queue.c lib/kmsg.c lib/ksym.c lib/pstore.c lib/command.c lib/keep.c \
 	lib/journal.c lib/stackvars.c lib/fuzzpanic.c lib/ksw.c lib/fuzz-config.c \
-	lib/tracefs-text.c lib/dwarfvars.c lib/module.c
+	lib/tracefs-text.c lib/dwarfvars.c lib/module.c lib/x86insn.c
 # kwatchd's own files, each compiled to an object beside the library's.
 KWD_SRCS := daemon/kwatchd.c daemon/kwatchd-watch.c daemon/kwatchd-wprobe.c \
 	daemon/kwatchd-fuzz.c daemon/kwatchd-fuzzgen.c daemon/kwatchd-fuzzguided.c \
 	daemon/kwatchd-crash.c daemon/kwatchd-server.c daemon/kwatchd-reconcile.c \
 	daemon/kwatchd-inforce.c daemon/kwatchd-status.c bpf/kwatch.c
 KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c
-KWCTL_HDRS := $(wildcard kwatchctl/*.h) lib/util.h lib/stackvars.h lib/dwarfvars.h
+KWCTL_HDRS := $(wildcard kwatchctl/*.h) lib/util.h lib/stackvars.h lib/dwarfvars.h \
+	lib/x86insn.h
 
 # Every source of the library, kwatchd and kwatchctl is compiled once per
 # flavour into an object whose header dependencies gcc records (-MMD -MP,

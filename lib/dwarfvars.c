@@ -28,6 +28,7 @@
 
 #include "dwarfvars.h"
 #include "stackvars.h"
+#include "x86insn.h"
 
 #define MEMBER_DEPTH	4	/* s.a.b.c.d: no deeper */
 #define ENTRIES_PER_VAR	256	/* a huge struct on the stack gets no more */
@@ -469,6 +470,683 @@ int kw_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *
 	if (r < 0)
 		snprintf(err, errlen, "%s: %s", path, strerror(-r));
 out:
+	dwfl_end(dwfl);
+	return r;
+}
+
+/*
+ * The point after a source line (kw_dwarf_line_point): the function's
+ * instructions decoded over all its ranges, each given a line, and the
+ * control flow among them.
+ */
+#define LP_NONE		-1	/* no successor: int3, hlt, a fall off the end */
+#define LP_OUT		-2	/* leaves the function: ret, a tail call */
+#define LP_MAX_SYMS	8	/* functions of one name looked at */
+#define LP_MAX_EXITS	3	/* named in a refusal */
+
+enum { LP_FWD = 1, LP_BACK = 2 };
+
+struct lp_range {
+	Dwarf_Addr lo, hi;
+};
+
+/* A function inlined into FUNC: its code is the line of its call. */
+struct lp_inline {
+	Dwarf_Addr lo, hi;
+	const char *file;
+	unsigned int line;
+};
+
+struct lp_insn {
+	Dwarf_Addr addr;
+	struct kw_insn in;
+	int succ[2];		/* instruction indexes, LP_NONE or LP_OUT */
+	unsigned int line;	/* its line, in any file; 0 if none */
+	bool ours;		/* the line is in a file @file matches */
+	unsigned char mark;	/* LP_FWD, LP_BACK */
+};
+
+struct lp {
+	Dwfl_Module *mod;
+	Dwarf_Addr bias;
+	const char *file, *sym;
+	const char *comp_dir;	/* the CU's, for a relative source path */
+	char *err;
+	size_t errlen;
+	bool rel;		/* ET_REL (a .ko): branches outside are relocated */
+	Dwarf_Die fn;
+	Dwarf_Addr entry, entry_end;	/* DWARF addresses; the symbol's part */
+	Dwarf_Lines *lines;
+	size_t nlines;
+	Dwarf_Files *files;
+	struct lp_range *ranges;
+	size_t nranges;
+	struct lp_inline *inl;
+	size_t ninl, inlcap;
+	struct lp_insn *ins;
+	size_t n, cap;
+	unsigned int lo, hi;	/* the lines FUNC has code at, in @file */
+};
+
+/* @src ends with @file, on a path component boundary. */
+static bool path_ends(const char *src, const char *file)
+{
+	size_t ls = strlen(src), lf = strlen(file);
+
+	if (!lf || lf > ls || strcmp(src + ls - lf, file) != 0)
+		return false;
+	return ls == lf || file[0] == '/' || src[ls - lf - 1] == '/';
+}
+
+/* The same, a relative @src taken from the CU's directory too: the
+ * kernel's DWARF says mm/slub.c, a developer may give /src/linux/mm/slub.c. */
+static bool file_matches(const char *src, const char *file, const char *comp_dir)
+{
+	char full[4096];
+
+	if (path_ends(src, file))
+		return true;
+	return src[0] != '/' && file[0] == '/' && comp_dir &&
+	       (size_t)snprintf(full, sizeof(full), "%s/%s", comp_dir, src) < sizeof(full) &&
+	       path_ends(full, file);
+}
+
+static void lp_free(struct lp *lp)
+{
+	free(lp->ranges);
+	free(lp->inl);
+	free(lp->ins);
+	lp->ranges = NULL;
+	lp->inl = NULL;
+	lp->ins = NULL;
+	lp->nranges = lp->ninl = lp->inlcap = lp->n = lp->cap = 0;
+}
+
+static bool in_ranges(const struct lp *lp, Dwarf_Addr a)
+{
+	size_t i;
+
+	for (i = 0; i < lp->nranges; i++)
+		if (a >= lp->ranges[i].lo && a < lp->ranges[i].hi)
+			return true;
+	return false;
+}
+
+static int lp_get_ranges(struct lp *lp)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t pos = 0;
+	void *p;
+
+	while ((pos = dwarf_ranges(&lp->fn, pos, &base, &start, &end)) > 0) {
+		if (start >= end)
+			continue;
+		p = realloc(lp->ranges, (lp->nranges + 1) * sizeof(*lp->ranges));
+		if (!p)
+			return -ENOMEM;
+		lp->ranges = p;
+		lp->ranges[lp->nranges++] = (struct lp_range){ start, end };
+		if (lp->entry >= start && lp->entry < end)
+			lp->entry_end = end;
+	}
+	return lp->nranges ? 0 : -ENODATA;
+}
+
+/* The functions inlined into @scope (through its lexical blocks), each
+ * as a whole: what they inline in turn is theirs. */
+static int lp_get_inlines(struct lp *lp, Dwarf_Die *scope)
+{
+	Dwarf_Addr base, start, end;
+	Dwarf_Attribute a;
+	Dwarf_Word fileno, line;
+	const char *file;
+	ptrdiff_t pos;
+	Dwarf_Die c;
+	void *p;
+	int r;
+
+	if (dwarf_child(scope, &c) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_lexical_block) {
+			r = lp_get_inlines(lp, &c);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (dwarf_tag(&c) != DW_TAG_inlined_subroutine)
+			continue;
+		file = NULL;
+		line = 0;
+		if (dwarf_attr(&c, DW_AT_call_file, &a) && dwarf_formudata(&a, &fileno) == 0)
+			file = dwarf_filesrc(lp->files, fileno, NULL, NULL);
+		if (dwarf_attr(&c, DW_AT_call_line, &a))
+			dwarf_formudata(&a, &line);
+		pos = 0;
+		while ((pos = dwarf_ranges(&c, pos, &base, &start, &end)) > 0) {
+			if (lp->ninl == lp->inlcap) {
+				lp->inlcap = lp->inlcap ? 2 * lp->inlcap : 16;
+				p = realloc(lp->inl, lp->inlcap * sizeof(*lp->inl));
+				if (!p)
+					return -ENOMEM;
+				lp->inl = p;
+			}
+			lp->inl[lp->ninl++] = (struct lp_inline){ start, end, file, line };
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return 0;
+}
+
+/* The line of the code at @a: the call's, in what was inlined; else the
+ * line table's last row at or before it (several rows at one address: the
+ * last is the one that holds). */
+static void line_at(const struct lp *lp, Dwarf_Addr a, const char **src, unsigned int *line)
+{
+	size_t lo = 0, hi = lp->nlines, i;
+	Dwarf_Addr la;
+	Dwarf_Line *l;
+	bool end;
+	int no;
+
+	*src = NULL;
+	*line = 0;
+	for (i = 0; i < lp->ninl; i++) {
+		if (a >= lp->inl[i].lo && a < lp->inl[i].hi) {
+			*src = lp->inl[i].file;
+			*line = lp->inl[i].line;
+			return;
+		}
+	}
+	while (lo < hi) {	/* the first row after @a */
+		size_t mid = lo + (hi - lo) / 2;
+
+		l = dwarf_onesrcline(lp->lines, mid);
+		if (l && dwarf_lineaddr(l, &la) == 0 && la <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return;
+	l = dwarf_onesrcline(lp->lines, lo - 1);
+	if (!l || dwarf_lineendsequence(l, &end) != 0 || end || dwarf_lineno(l, &no) != 0 || no <= 0)
+		return;
+	*src = dwarf_linesrc(l, NULL, NULL);
+	*line = no;
+}
+
+/* Any code of FUNC from @file: its line rows, and the calls of what it
+ * inlines.  Sets lp->lo and lp->hi, the lines that have some. */
+static bool lp_has_file(struct lp *lp)
+{
+	const char *src;
+	unsigned int line;
+	Dwarf_Addr a;
+	Dwarf_Line *l;
+	size_t i;
+
+	lp->lo = ~0U;
+	lp->hi = 0;
+	for (i = 0; i < lp->nlines; i++) {
+		l = dwarf_onesrcline(lp->lines, i);
+		if (!l || dwarf_lineaddr(l, &a) != 0 || !in_ranges(lp, a))
+			continue;
+		line_at(lp, a, &src, &line);
+		if (!line || !src || !file_matches(src, lp->file, lp->comp_dir))
+			continue;
+		if (line < lp->lo)
+			lp->lo = line;
+		if (line > lp->hi)
+			lp->hi = line;
+	}
+	return lp->hi != 0;
+}
+
+/* "FUNC+0xOFF", or the address where the symbol does not cover it. */
+static const char *where(const struct lp *lp, Dwarf_Addr a, char *buf, size_t n)
+{
+	if (a >= lp->entry && a < lp->entry_end)
+		snprintf(buf, n, "%.200s+0x%" PRIx64, lp->sym, (uint64_t)(a - lp->entry));
+	else
+		snprintf(buf, n, "%#" PRIx64 " (in %.200s's other part)", (uint64_t)(a + lp->bias),
+			 lp->sym);
+	return buf;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct lp_insn *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Decode every range of FUNC, in address order, each instruction with
+ * its line. */
+static int lp_decode(struct lp *lp)
+{
+	char at[320];
+	size_t i;
+	void *p;
+	int r;
+
+	for (i = 0; i < lp->nranges; i++) {
+		Dwarf_Addr a = lp->ranges[i].lo + lp->bias, sbias, pc;
+		Elf_Scn *scn = dwfl_module_address_section(lp->mod, &a, &sbias);
+		Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+		const uint8_t *code;
+
+		if (!d || !d->d_buf || a + (lp->ranges[i].hi - lp->ranges[i].lo) > d->d_size) {
+			snprintf(lp->err, lp->errlen, "%s: its machine code is not in the file "
+				 "(debug information only?)", where(lp, lp->ranges[i].lo, at, sizeof(at)));
+			return -ENODATA;
+		}
+		code = (const uint8_t *)d->d_buf + a;
+		for (pc = lp->ranges[i].lo; pc < lp->ranges[i].hi; ) {
+			struct lp_insn *x;
+			const uint8_t *b = code + (pc - lp->ranges[i].lo);
+
+			if (lp->n == lp->cap) {
+				lp->cap = lp->cap ? 2 * lp->cap : 256;
+				p = realloc(lp->ins, lp->cap * sizeof(*lp->ins));
+				if (!p)
+					return -ENOMEM;
+				lp->ins = p;
+			}
+			x = &lp->ins[lp->n];
+			memset(x, 0, sizeof(*x));
+			x->addr = pc;
+			r = kw_insn_decode(b, lp->ranges[i].hi - pc, pc, &x->in);
+			if (r < 0) {
+				snprintf(lp->err, lp->errlen, "%s: an instruction the decoder does not "
+					 "know (%02x %02x %02x ...)", where(lp, pc, at, sizeof(at)),
+					 b[0], lp->ranges[i].hi - pc > 1 ? b[1] : 0,
+					 lp->ranges[i].hi - pc > 2 ? b[2] : 0);
+				return r;
+			}
+			pc += x->in.len;
+			lp->n++;
+		}
+	}
+	qsort(lp->ins, lp->n, sizeof(*lp->ins), by_addr);
+	for (i = 0; i < lp->n; i++) {
+		const char *src;
+
+		line_at(lp, lp->ins[i].addr, &src, &lp->ins[i].line);
+		lp->ins[i].ours = lp->ins[i].line && src &&
+				  file_matches(src, lp->file, lp->comp_dir);
+	}
+	return 0;
+}
+
+static long lp_index(const struct lp *lp, Dwarf_Addr a)
+{
+	size_t lo = 0, hi = lp->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lp->ins[mid].addr == a)
+			return mid;
+		if (lp->ins[mid].addr < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/* Where each instruction can go.  A branch out of FUNC's ranges is a tail
+ * call; in a .ko a branch to the next byte is one too, to a symbol its
+ * relocation names (the file has 0 there). */
+static int lp_edges(struct lp *lp)
+{
+	char at[320];
+	size_t i;
+
+	for (i = 0; i < lp->n; i++) {
+		struct lp_insn *x = &lp->ins[i];
+		Dwarf_Addr next = x->addr + x->in.len;
+		long k;
+
+		x->succ[0] = x->succ[1] = LP_NONE;
+		switch (x->in.kind) {
+		case KW_INSN_RET:
+			x->succ[0] = LP_OUT;
+			continue;
+		case KW_INSN_STOP:
+		case KW_INSN_IJMP:
+			continue;
+		case KW_INSN_NEXT:
+		case KW_INSN_JCC:
+			k = lp_index(lp, next);
+			x->succ[0] = k >= 0 ? (int)k : LP_NONE;	/* off the end: did not return */
+			if (x->in.kind == KW_INSN_NEXT)
+				continue;
+			break;
+		case KW_INSN_JMP:
+			break;
+		}
+		if ((lp->rel && x->in.rel == 0 && x->in.rel_len == 4) ||
+		    !in_ranges(lp, x->in.target)) {
+			x->succ[1] = LP_OUT;
+			continue;
+		}
+		k = lp_index(lp, x->in.target);
+		if (k < 0) {
+			snprintf(lp->err, lp->errlen, "%s: a jump into the middle of an instruction "
+				 "(%#" PRIx64 "): the code is not decoded right",
+				 where(lp, x->addr, at, sizeof(at)), (uint64_t)(x->in.target + lp->bias));
+			return -EILSEQ;
+		}
+		x->succ[1] = k;
+	}
+	return 0;
+}
+
+/* Mark what the line's instructions reach (LP_FWD), and what reaches
+ * them (LP_BACK): the region is what has both. */
+static int lp_mark(struct lp *lp, unsigned int line)
+{
+	int *stack = malloc(lp->n * sizeof(*stack));
+	size_t i, top = 0;
+	bool changed = true;
+	int j, k;
+
+	if (!stack)
+		return -ENOMEM;
+	for (i = 0; i < lp->n; i++) {
+		lp->ins[i].mark = 0;
+		if (lp->ins[i].ours && lp->ins[i].line == line) {
+			lp->ins[i].mark = LP_FWD | LP_BACK;
+			stack[top++] = i;
+		}
+	}
+	while (top) {
+		k = stack[--top];
+		for (j = 0; j < 2; j++) {
+			int s = lp->ins[k].succ[j];
+
+			if (s >= 0 && !(lp->ins[s].mark & LP_FWD)) {
+				lp->ins[s].mark |= LP_FWD;
+				stack[top++] = s;
+			}
+		}
+	}
+	free(stack);
+	/* Backward: most edges go forward, so a sweep from the end settles in
+	 * about one pass per loop nested. */
+	while (changed) {
+		changed = false;
+		for (i = lp->n; i-- > 0; ) {
+			struct lp_insn *x = &lp->ins[i];
+
+			if (x->mark & LP_BACK)
+				continue;
+			for (j = 0; j < 2; j++) {
+				if (x->succ[j] >= 0 && (lp->ins[x->succ[j]].mark & LP_BACK)) {
+					x->mark |= LP_BACK;
+					changed = true;
+					break;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+#define IN_REGION(x)	(((x)->mark & (LP_FWD | LP_BACK)) == (LP_FWD | LP_BACK))
+
+/* Where control goes from the line's region: the one place, or a refusal. */
+static int lp_exit(struct lp *lp, unsigned int line, long *point)
+{
+	char at[LP_MAX_EXITS][320], ij[320];
+	long exits[LP_MAX_EXITS + 1];
+	size_t i, nexit = 0;
+	int j;
+
+	for (i = 0; i < lp->n; i++) {
+		struct lp_insn *x = &lp->ins[i];
+
+		if ((x->mark & LP_FWD) && x->in.kind == KW_INSN_IJMP) {
+			snprintf(lp->err, lp->errlen, "%s: an indirect jump (a switch's table?) "
+				 "reachable from line %u: where it goes is not known",
+				 where(lp, x->addr, ij, sizeof(ij)), line);
+			return -EOPNOTSUPP;
+		}
+		if (!IN_REGION(x))
+			continue;
+		for (j = 0; j < 2; j++) {
+			long s = x->succ[j];
+			size_t e;
+
+			if (s < 0 || IN_REGION(&lp->ins[s]))
+				continue;
+			for (e = 0; e < nexit && exits[e] != s; e++)
+				;
+			if (e == nexit && nexit <= LP_MAX_EXITS)
+				exits[nexit++] = s;
+		}
+	}
+	if (!nexit) {
+		snprintf(lp->err, lp->errlen, "nothing of %s runs after line %u: every path "
+			 "from it returns or ends there", lp->sym, line);
+		return -EOPNOTSUPP;
+	}
+	if (nexit > 1) {
+		for (i = 0; i < 2; i++)
+			where(lp, lp->ins[exits[i]].addr, at[i], sizeof(at[i]));
+		snprintf(lp->err, lp->errlen, "after line %u of %s, control goes on at %s (line %u) "
+			 "or at %s (line %u)%s: no single point follows the line on every path "
+			 "(an if's condition, a loop that may run no times, code on two paths); "
+			 "name a later line", line, lp->sym, at[0], lp->ins[exits[0]].line, at[1],
+			 lp->ins[exits[1]].line, nexit > 2 ? " and elsewhere" : "");
+		return -ENOTUNIQ;
+	}
+	*point = exits[0];
+	return 0;
+}
+
+/* The DIE of the function entered at module address @addr. */
+static bool lp_find_die(struct lp *lp, GElf_Addr addr, Dwarf_Die *cu_out)
+{
+	struct walk wk = { .mod = lp->mod };
+	Dwarf_Die *cu = dwfl_module_addrdie(lp->mod, addr, &wk.bias);
+	Dwarf_Addr pc;
+	Dwarf_Die c;
+
+	if (!cu || dwarf_child(cu, &c) != 0)
+		return false;
+	lp->bias = wk.bias;
+	do {
+		if (dwarf_tag(&c) == DW_TAG_subprogram && func_entry(&wk, &c, &pc) &&
+		    pc + wk.bias == addr) {
+			lp->fn = c;
+			lp->entry = pc;
+			*cu_out = *cu;
+			return true;
+		}
+	} while (dwarf_siblingof(&c, &c) == 0);
+	return false;
+}
+
+/* Set up @lp for the function at @addr named @name: its ranges, lines,
+ * inlined calls.  1 if it has code from lp->file, 0 if not, or -errno. */
+static int lp_load(struct lp *lp, GElf_Addr addr, const char *name)
+{
+	Dwarf_Attribute a;
+	Dwarf_Die cu;
+	int r;
+
+	lp_free(lp);
+	lp->sym = name;
+	if (!lp_find_die(lp, addr, &cu))
+		return 0;
+	lp->comp_dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &a));
+	if (dwarf_getsrclines(&cu, &lp->lines, &lp->nlines) != 0 ||
+	    dwarf_getsrcfiles(&cu, &lp->files, NULL) != 0) {
+		snprintf(lp->err, lp->errlen, "%s: no line table (%s)", name, dwarf_errmsg(-1));
+		return -ENODATA;
+	}
+	lp->entry_end = lp->entry;
+	r = lp_get_ranges(lp);
+	if (r == 0)
+		r = lp_get_inlines(lp, &lp->fn);
+	if (r < 0) {
+		snprintf(lp->err, lp->errlen, "%s: %s", name, strerror(-r));
+		return r;
+	}
+	return lp_has_file(lp);
+}
+
+/* The function symbols named @func, or gcc's clones of it when there are
+ * none: up to LP_MAX_SYMS, with their names. */
+static int lp_symbols(Dwfl_Module *mod, const char *func, GElf_Addr *addr, const char **name)
+{
+	int n = dwfl_module_getsymtab(mod), i, pass, k = 0;
+
+	for (pass = 0; pass < 2 && !k; pass++) {
+		for (i = 1; i < n && k < LP_MAX_SYMS; i++) {
+			GElf_Sym s;
+			GElf_Addr a;
+			const char *sn = dwfl_module_getsym_info(mod, i, &s, &a, NULL, NULL, NULL);
+
+			if (!sn || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+			    (pass == 0 ? strcmp(sn, func) != 0 : !kw_svar_clone_of(sn, func)))
+				continue;
+			addr[k] = a;
+			name[k++] = sn;
+		}
+	}
+	return k;
+}
+
+int kw_dwarf_line_point(const char *path, const char *func, const char *file, unsigned int line,
+			unsigned long *off, char *err, size_t errlen)
+{
+	struct lp lp = { .file = file, .err = err, .errlen = errlen };
+	GElf_Addr addr[LP_MAX_SYMS], found_addr = 0;
+	const char *name[LP_MAX_SYMS], *found = NULL, *decl;
+	Dwarf_Die cu;
+	char note[256] = "", at[512];
+	unsigned int target = 0;
+	GElf_Ehdr eh;
+	Dwarf_Addr b;
+	Dwfl *dwfl;
+	Elf *elf;
+	long point;
+	size_t i;
+	int r, n;
+
+	if (errlen)
+		err[0] = '\0';
+	if (!file[0] || !line) {
+		snprintf(err, errlen, "want FILE:LINE, a line from 1 on");
+		return -EINVAL;
+	}
+	dwfl = open_offline(path, &lp.mod, err, errlen);
+	if (!dwfl)
+		return -ENOENT;
+	r = -ENODATA;
+	if (!dwfl_module_getdwarf(lp.mod, &b)) {
+		snprintf(err, errlen, "%s: no DWARF debug information (%s)", path, dwfl_errmsg(-1));
+		goto out;
+	}
+	elf = dwfl_module_getelf(lp.mod, &b);
+	lp.rel = elf && gelf_getehdr(elf, &eh) && eh.e_type == ET_REL;
+
+	/* The function: by its name, or its clones'; of several (static
+	 * functions of one name, clones), the one with code from @file. */
+	r = -ENOENT;
+	n = lp_symbols(lp.mod, func, addr, name);
+	if (!n) {
+		snprintf(err, errlen, "%s: no function %s", path, func);
+		goto out;
+	}
+	for (i = 0; i < (size_t)n; i++) {
+		r = lp_load(&lp, addr[i], name[i]);
+		if (r < 0)
+			goto out;
+		if (!r)
+			continue;
+		if (found) {
+			snprintf(err, errlen, "%s and %s at %#" PRIx64 " both have code from %s: "
+				 "name one by its symbol", found, name[i], (uint64_t)addr[i], file);
+			r = -ENOTUNIQ;
+			goto out;
+		}
+		found = name[i];
+		found_addr = addr[i];
+	}
+	if (!found) {
+		decl = lp_find_die(&lp, addr[0], &cu) ? dwarf_decl_file(&lp.fn) : NULL;
+		snprintf(err, errlen, "%s has no code from a file %s (its source: %s)", name[0], file,
+			 decl ? decl : "unknown");
+		r = -ENOENT;
+		goto out;
+	}
+	r = lp_load(&lp, found_addr, found);
+	if (r < 0)
+		goto out;
+	if (strcmp(found, func) != 0)
+		snprintf(note, sizeof(note), "%s is compiled only as gcc's clone %s: its line %u",
+			 func, found, line);
+
+	/* The line: the span FUNC has code in, from its declaration on. */
+	{
+		int decl_line = 0;
+		const char *df = dwarf_decl_file(&lp.fn);
+		unsigned int first = lp.lo;
+
+		if (df && file_matches(df, file, lp.comp_dir) && dwarf_decl_line(&lp.fn, &decl_line) == 0 &&
+		    decl_line > 0 && (unsigned int)decl_line < first)
+			first = decl_line;
+		if (line < first || line > lp.hi) {
+			snprintf(err, errlen, "line %u of %s is outside %s, which has lines %u-%u",
+				 line, file, found, first, lp.hi);
+			r = -ERANGE;
+			goto out;
+		}
+	}
+	r = lp_decode(&lp);
+	if (r == 0)
+		r = lp_edges(&lp);
+	if (r < 0)
+		goto out;
+	for (i = 0; i < lp.n; i++)
+		if (lp.ins[i].ours && lp.ins[i].line >= line &&
+		    (!target || lp.ins[i].line < target))
+			target = lp.ins[i].line;
+	if (!target) {		/* code in the span, but none decoded there */
+		snprintf(err, errlen, "%s has no code at line %u of %s or after", found, line, file);
+		r = -ERANGE;
+		goto out;
+	}
+	if (target != line)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note),
+			 "%sline %u has no code in %s: after line %u, the next that has",
+			 note[0] ? "; " : "", line, found, target);
+
+	r = lp_mark(&lp, target);
+	if (r == 0)
+		r = lp_exit(&lp, target, &point);
+	if (r == 0 && (lp.ins[point].addr < lp.entry || lp.ins[point].addr >= lp.entry_end)) {
+		snprintf(err, errlen, "the point after line %u is %s: fo= names only the part "
+			 "of %s its symbol covers", target,
+			 where(&lp, lp.ins[point].addr, at, sizeof(at)), found);
+		r = -EOPNOTSUPP;
+	}
+	if (r < 0) {
+		/* The refusal is about the line moved to: say so first. */
+		if (note[0]) {
+			snprintf(at, sizeof(at), "%s", err);
+			snprintf(err, errlen, "%s; %s", note, at);
+		}
+		goto out;
+	}
+	*off = lp.ins[point].addr - lp.entry;
+	snprintf(err, errlen, "%s", note);
+out:
+	lp_free(&lp);
 	dwfl_end(dwfl);
 	return r;
 }
