@@ -128,13 +128,27 @@ $(B)/unit/kwatchctl/frames-O2-fp: tests/unit/kwatchctl/frames.c
 $(B)/unit/kwatchctl/clones-O2: tests/unit/kwatchctl/clones.c
 	@mkdir -p $(@D)
 	$(CC) -g -O2 -fno-omit-frame-pointer -fstack-protector-all $(WARN) -o $@ $<
+# The point after a source line (resolve --after): a loop that fills an
+# array, built as the kernel is (no SSE: no vectorised loop), with and
+# without frame pointers.
+$(B)/unit/kwatchctl/lines-O2: tests/unit/kwatchctl/lines.c
+	@mkdir -p $(@D)
+	$(CC) -g -O2 -fomit-frame-pointer -fstack-protector-all -mgeneral-regs-only $(WARN) -o $@ $<
+$(B)/unit/kwatchctl/lines-O2-fp: tests/unit/kwatchctl/lines.c
+	@mkdir -p $(@D)
+	$(CC) -g -O2 -fno-omit-frame-pointer -fstack-protector-all -mgeneral-regs-only $(WARN) -o $@ $<
 $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
 		$(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES) \
-		$(B)/unit/kwatchctl/clones-O2 $(B)/daemon/kwatchctl
+		$(B)/unit/kwatchctl/clones-O2 $(B)/unit/kwatchctl/lines-O2 \
+		$(B)/unit/kwatchctl/lines-O2-fp $(B)/daemon/kwatchctl
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Ilib -Idaemon -Ikwatchctl \
 		-DKWATCHCTL='"$(CURDIR)/$(B)/daemon/kwatchctl"' \
 		-DKW_CLONES='"$(CURDIR)/$(B)/unit/kwatchctl/clones-O2"' \
+		-DKW_CLONES_SRC='"$(CURDIR)/tests/unit/kwatchctl/clones.c"' \
+		-DKW_LINES='"$(CURDIR)/$(B)/unit/kwatchctl/lines-O2"' \
+		-DKW_LINES_FP='"$(CURDIR)/$(B)/unit/kwatchctl/lines-O2-fp"' \
+		-DKW_LINES_SRC='"$(CURDIR)/tests/unit/kwatchctl/lines.c"' \
 		-DKW_FIXTURES='$(patsubst %,"$(CURDIR)/%"$(COMMA),$(KWC_FIXTURES))' -o $@ $< \
 		$(B)/san/libkw.a $(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars

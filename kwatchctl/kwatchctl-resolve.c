@@ -5,6 +5,7 @@
  * the index file the guest resolves from (stackvars.h).
  *
  *   kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-a OFFSET] [-v] FUNCTION [VARIABLE]
+ *   kwatchctl resolve -e ELF... --after FILE:LINE [-d DEPTH] [-v] FUNCTION [VARIABLE]
  *   kwatchctl resolve -b [-e ELF]... [-x INDEX] [-d DEPTH] <PAIRS
  *   kwatchctl stackvars ELF... >INDEX
  */
@@ -50,6 +51,7 @@ static void resolve_usage(void)
 {
 	fprintf(stderr,
 		"usage: kwatchctl resolve [-e ELF]... [-x INDEX] [-d DEPTH] [-a OFFSET] [-v] FUNCTION [VARIABLE]\n"
+		"       kwatchctl resolve -e ELF... --after FILE:LINE [-d DEPTH] [-v] FUNCTION [VARIABLE]\n"
 		"       kwatchctl resolve -b [-e ELF]... [-x INDEX] [-d DEPTH] <PAIRS\n"
 		"  VARIABLE: NAME, then .MEMBER and [INDEX] steps (buf[2], req.len); none or\n"
 		"  'canary' for the stack canary.  From the DWARF of each ELF (vmlinux, a .ko),\n"
@@ -57,6 +59,9 @@ static void resolve_usage(void)
 		"  leaves the probe point to the kernel; -a OFFSET (with -e) arms after the\n"
 		"  instruction at FUNCTION+OFFSET instead and prints the v4 line, the stack\n"
 		"  pointer's distance to the CFA there from the call frame information.\n"
+		"  --after FILE:LINE (with -e): the same, armed once source line LINE of\n"
+		"  FILE (its end: lib/foo.c or foo.c) is done with: after a loop, when the\n"
+		"  line is in one; a line without code moves to the next that has some\n"
 		"  -v: the variable's place and the time taken, on stderr\n"
 		"  -b: many at once, the table read once: 'FUNCTION [VARIABLE]' a line on\n"
 		"  stdin, for each its line on stdout, or '! ' and why it cannot be watched\n");
@@ -120,6 +125,27 @@ static int v4_line(const char *elf, const struct kw_svar_watch *w, unsigned long
 	return kw_fit(snprintf(buf, n, "%.400s+0x%lx%s%s", w->func, at, dp, var), n);
 }
 
+/* --after FILE:LINE: the line from the last ':'. */
+static int after_arg(char *arg, char **file, unsigned int *line)
+{
+	char *colon = strrchr(arg, ':'), *end;
+	unsigned long v;
+
+	if (!colon || colon == arg || !colon[1])
+		goto bad;
+	errno = 0;
+	v = strtoul(colon + 1, &end, 10);
+	if (errno || *end || !v || v > 0xffffffffUL)
+		goto bad;
+	*colon = '\0';
+	*file = arg;
+	*line = v;
+	return 0;
+bad:
+	fprintf(stderr, "kwatchctl: --after: want FILE:LINE (foo.c:42), got '%s'\n", arg);
+	return -EINVAL;
+}
+
 /* -OPT's number: 0 to @max, decimal or 0x hex; says so on stderr if not. */
 static int number_arg(char opt, const char *what, const char *arg, unsigned long max,
 		      unsigned long *v)
@@ -137,7 +163,14 @@ static int number_arg(char opt, const char *what, const char *arg, unsigned long
 
 int kwc_resolve(int argc, char **argv)
 {
-	char *elf[MAX_ELF], index[256] = "", err[512], line[1024];
+	static const struct option longopts[] = {
+		{ "after", required_argument, NULL, 'A' },
+		{ "help", no_argument, NULL, 'h' },
+		{}
+	};
+	char *elf[MAX_ELF], index[256] = "", err[512], line[1024], note[512] = "";
+	char *after_file = NULL;
+	unsigned int after_line = 0;
 	struct kw_stackvars sv = {};
 	struct kw_svar_watch w;
 	unsigned int depth = 0;
@@ -148,7 +181,7 @@ int kwc_resolve(int argc, char **argv)
 	unsigned long num;
 
 	optind = 0;	/* glibc: start a new scan (with permutation) */
-	while ((opt = getopt(argc, argv, "be:x:d:a:vh")) != -1) {
+	while ((opt = getopt_long(argc, argv, "be:x:d:a:vh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
 			batch = true;
@@ -173,6 +206,10 @@ int kwc_resolve(int argc, char **argv)
 				return 2;
 			has_at = true;
 			break;
+		case 'A':
+			if (after_arg(optarg, &after_file, &after_line) < 0)
+				return 2;
+			break;
 		case 'v':
 			verbose = true;
 			break;
@@ -181,7 +218,9 @@ int kwc_resolve(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (batch ? optind != argc || has_at : optind >= argc || argc - optind > 2 || (has_at && !nelf)) {
+	if (batch ? optind != argc || has_at || after_file :
+	    optind >= argc || argc - optind > 2 || ((has_at || after_file) && !nelf) ||
+	    (has_at && after_file)) {
 		resolve_usage();
 		return 2;
 	}
@@ -210,6 +249,20 @@ int kwc_resolve(int argc, char **argv)
 	r = kw_stackvars_resolve(&sv, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL,
 				 &w, err, sizeof(err));
 	t2 = now();
+	if (r == 0 && after_file) {
+		/* The point from the line table and the control flow; what it
+		 * says besides (the line moved to) is a note. */
+		r = kw_dwarf_line_point(elf[0], w.func, after_file, after_line, &at, note,
+					sizeof(note));
+		if (r < 0)
+			snprintf(err, sizeof(err), "%s", note);
+		if (r == 0 && at > 0xffff) {
+			snprintf(err, sizeof(err), "%.400s+0x%lx: past what fo= takes (0xffff)",
+				 w.func, at);
+			r = -ERANGE;
+		}
+		has_at = r == 0;
+	}
 	if (r == 0 && has_at)
 		r = v4_line(elf[0], &w, at, depth, line, sizeof(line), err, sizeof(err));
 	else if (r == 0)
@@ -218,6 +271,11 @@ int kwc_resolve(int argc, char **argv)
 		fprintf(stderr, "kwatchctl: resolve: %s\n", err);
 	} else {
 		puts(line);
+		if (note[0])
+			fprintf(stderr, "kwatchctl: note: %s\n", note);
+		if (verbose && after_file)
+			fprintf(stderr, "kwatchctl: armed after %s:%u: at %s+0x%lx\n", after_file,
+				after_line, w.func, at);
 		if (w.clone)
 			fprintf(stderr, "kwatchctl: note: %s is compiled only as gcc's clone %s: watching it%s%s\n",
 				argv[optind], w.func, w.others[0] ? "; not watched: " : "", w.others);

@@ -19,6 +19,7 @@
 #include "dwarfvars.h"
 #include "kwatchctl.h"
 #include "stackvars.h"
+#include "x86insn.h"
 
 static const char *const fixtures[] = { KW_FIXTURES };
 
@@ -452,6 +453,370 @@ static void kernel_line(void **state)
 	assert_true(kw_svar_line(&w, 0, buf, 5) < 0);
 }
 
+
+/* --- the point after a source line (resolve --after) --- */
+
+/* The number of the line of @src holding @needle (a marker, "@for"). */
+static unsigned int src_line(const char *src, const char *needle)
+{
+	char buf[512];
+	unsigned int n = 0;
+	FILE *f = fopen(src, "r");
+
+	assert_non_null(f);
+	while (fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, needle)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	fail_msg("%s: no line with '%s'", src, needle);
+	return 0;
+}
+
+static int line_point(const char *elf, const char *func, const char *file, unsigned int line,
+		      unsigned long *off, char *err, size_t errlen)
+{
+	int r = kw_dwarf_line_point(elf, func, file, line, off, err, errlen);
+
+	print_message("  %s %s %s:%u: %d %s%#lx (%s)\n", strrchr(elf, '/') + 1, func, file, line,
+		      r, r ? "" : "+", r ? 0UL : *off, err);
+	if (r < 0)
+		assert_true(err[0]);	/* every refusal says why */
+	return r;
+}
+
+/* objdump's view of @func in @elf, independent of the decoder: the
+ * offset of the instruction right after its first backward jump (the end
+ * of its first loop). */
+static unsigned long objdump_after_loop(const char *elf, const char *func)
+{
+	char cmd[512], line[512], head[128];
+	unsigned long entry = 0, addr, target, after = 0;
+	bool in = false, want_next = false;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d --no-show-raw-insn %s", elf);
+	snprintf(head, sizeof(head), "<%s>:", func);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof(line), p)) {
+		char mnem[32], tgt[64];
+
+		if (strstr(line, head)) {
+			in = true;
+			entry = strtoul(line, NULL, 16);
+			continue;
+		}
+		if (!in || sscanf(line, " %lx:", &addr) != 1)
+			continue;
+		if (want_next) {
+			after = addr - entry;
+			break;
+		}
+		if (sscanf(strchr(line, '\t') + 1, "%31s %lx %63s", mnem, &target, tgt) == 3 &&
+		    mnem[0] == 'j' && target < addr && target >= entry)
+			want_next = true;
+		if (line[0] == '\n')
+			break;
+	}
+	pclose(p);
+	assert_true(after > 0);
+	return after;
+}
+
+/* addr2line's line for FUNC+@off, independent of libdw's line reader. */
+static unsigned int addr2line(const char *elf, const char *func, unsigned long off)
+{
+	char cmd[512], out[512], *colon;
+	unsigned long entry = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"%s\" { print $1 }'", elf, func);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_int_equal(fscanf(p, "%lx", &entry), 1);
+	pclose(p);
+	snprintf(cmd, sizeof(cmd), "addr2line -e %s %#lx", elf, entry + off);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, sizeof(out), p));
+	pclose(p);
+	colon = strrchr(out, ':');
+	assert_non_null(colon);
+	return strtoul(colon + 1, NULL, 10);
+}
+
+/* After the loop's line, or its body's, the point is the loop's exit:
+ * past the backward jump, at the line after the loop; not the instruction
+ * after the body's store, which every iteration passes. */
+static void line_point_after_loop(void **state)
+{
+	static const char *const elves[] = { KW_LINES, KW_LINES_FP };
+	unsigned int l_for = src_line(KW_LINES_SRC, "@for");
+	unsigned int l_body = src_line(KW_LINES_SRC, "@body");
+	unsigned int l_after = src_line(KW_LINES_SRC, "@after");
+	unsigned long off, off2, exit_off;
+	char err[512];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		exit_off = objdump_after_loop(elves[i], "fill");
+		assert_int_equal(line_point(elves[i], "fill", "lines.c", l_for, &off, err,
+					    sizeof(err)), 0);
+		assert_string_equal(err, "");
+		assert_int_equal(off, exit_off);
+		assert_int_equal(addr2line(elves[i], "fill", off), l_after);
+		assert_true(l_after > l_body);
+		assert_int_equal(line_point(elves[i], "fill", "lines.c", l_body, &off2, err,
+					    sizeof(err)), 0);
+		assert_int_equal(off2, exit_off);
+	}
+}
+
+/* A line with no code (a comment) moves to the next that has some, and
+ * says so. */
+static void line_point_moves_on(void **state)
+{
+	unsigned int l_comment = src_line(KW_LINES_SRC, "@comment");
+	unsigned int l_after = src_line(KW_LINES_SRC, "@after");
+	unsigned int l_for = src_line(KW_LINES_SRC, "@for");
+	unsigned long off, off_after, off_for;
+	char err[512], want[128];
+
+	(void)state;
+	assert_int_equal(line_point(KW_LINES, "fill", "lines.c", l_for, &off_for, err,
+				    sizeof(err)), 0);
+	assert_int_equal(line_point(KW_LINES, "fill", "lines.c", l_after, &off_after, err,
+				    sizeof(err)), 0);
+	assert_string_equal(err, "");
+	assert_int_equal(line_point(KW_LINES, "fill", "lines.c", l_comment, &off, err,
+				    sizeof(err)), 0);
+	assert_int_equal(off, off_after);
+	snprintf(want, sizeof(want), "line %u has no code in fill: after line %u", l_comment,
+		 l_after);
+	assert_non_null(strstr(err, want));
+	/* Past the call, which is past the loop. */
+	assert_true(off > off_for);
+}
+
+/* Lines outside the function, and files it has no code from. */
+static void line_point_outside(void **state)
+{
+	unsigned int l_maybe = src_line(KW_LINES_SRC, "@maybe");
+	unsigned int l_for = src_line(KW_LINES_SRC, "@for");
+	unsigned int l_decl = src_line(KW_LINES_SRC, "long fill(long k)");
+	unsigned int l_return = src_line(KW_LINES_SRC, "@return");
+	unsigned long off = 0;
+	char err[512], want[128];
+
+	(void)state;
+	snprintf(want, sizeof(want), "is outside fill, which has lines %u-%u", l_decl,
+		 l_return + 1);
+	assert_int_equal(line_point(KW_LINES, "fill", "lines.c", l_maybe, &off, err,
+				    sizeof(err)), -ERANGE);
+	assert_non_null(strstr(err, want));
+	assert_int_equal(line_point(KW_LINES, "fill", "lines.c", l_decl - 1, &off, err,
+				    sizeof(err)), -ERANGE);
+	assert_non_null(strstr(err, want));
+	assert_int_equal(line_point(KW_LINES, "fill", "lines.c", 0, &off, err, sizeof(err)),
+			 -EINVAL);
+	/* A file it has no code from; a name that is not a path's end. */
+	assert_int_equal(line_point(KW_LINES, "fill", "nosuch.c", l_maybe, &off, err,
+				    sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "fill has no code from a file nosuch.c (its source: "));
+	assert_int_equal(line_point(KW_LINES, "fill", "ines.c", l_maybe, &off, err,
+				    sizeof(err)), -ENOENT);
+	assert_int_equal(line_point(KW_LINES, "nosuch", "lines.c", l_maybe, &off, err,
+				    sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "no function nosuch"));
+	/* The path's end on a '/', or the whole of it: the same point. */
+	assert_int_equal(line_point(KW_LINES, "fill", "kwatchctl/lines.c", l_for, &off, err,
+				    sizeof(err)), 0);
+	{
+		unsigned long off2;
+
+		assert_int_equal(line_point(KW_LINES, "fill", KW_LINES_SRC, l_for, &off2, err,
+					    sizeof(err)), 0);
+		assert_int_equal(off2, off);
+	}
+}
+
+/* No single point after the line: a loop that may run no times (two ways
+ * on from its line), a line that returns. */
+static void line_point_refusals(void **state)
+{
+	unsigned int l_maybe = src_line(KW_LINES_SRC, "@maybe");
+	unsigned int l_return = src_line(KW_LINES_SRC, "@return");
+	unsigned long off = 0;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(line_point(KW_LINES, "maybe_fill", "lines.c", l_maybe, &off, err,
+				    sizeof(err)), -ENOTUNIQ);
+	assert_non_null(strstr(err, "no single point follows the line on every path"));
+	assert_non_null(strstr(err, "control goes on at maybe_fill+0x"));
+	assert_int_equal(line_point(KW_LINES, "fill", "lines.c", l_return, &off, err,
+				    sizeof(err)), -EOPNOTSUPP);
+	assert_non_null(strstr(err, "nothing of fill runs after line"));
+}
+
+/* gcc's clone by its source name; a function split into hot and cold
+ * parts, from a line in the cold part back to the hot one. */
+static void line_point_clones_split(void **state)
+{
+	unsigned int l_scan = src_line(KW_CLONES_SRC, "sum += buf[i];");
+	unsigned int l_complain = src_line(KW_CLONES_SRC, "complain(name, n);");
+	unsigned long off, off2;
+	char err[512];
+
+	(void)state;
+	assert_int_equal(line_point(KW_CLONES, "scan", "clones.c", l_scan, &off, err,
+				    sizeof(err)), 0);
+	assert_non_null(strstr(err, "scan is compiled only as gcc's clone scan.isra.0"));
+	assert_int_equal(line_point(KW_CLONES, "scan.isra.0", "clones.c", l_scan, &off2, err,
+				    sizeof(err)), 0);
+	assert_int_equal(off2, off);
+	assert_string_equal(err, "");
+	assert_int_equal(off, objdump_after_loop(KW_CLONES, "scan.isra.0"));
+	/* split.cold calls complain() and jumps back into split: there. */
+	assert_int_equal(line_point(KW_CLONES, "split", "clones.c", l_complain, &off, err,
+				    sizeof(err)), 0);
+	assert_int_equal(addr2line(KW_CLONES, "split", off), l_complain + 1);
+}
+
+/* kwatchctl resolve --after: the v4 line, FUNC+0xPOINT SO:LEN, the point
+ * and the stack pointer's distance there as the library gives them. */
+static void resolve_after(void **state)
+{
+	unsigned int l_for = src_line(KW_LINES_SRC, "@for");
+	unsigned int l_comment = src_line(KW_LINES_SRC, "@comment");
+	unsigned int l_maybe = src_line(KW_LINES_SRC, "@maybe");
+	struct kw_stackvars sv;
+	struct kw_svar_watch w;
+	char cmd[1024], out[512], want[128], err[512];
+	unsigned long off;
+	long dist;
+	FILE *p;
+
+	(void)state;
+	load(KW_LINES, &sv);
+	assert_int_equal(resolve(&sv, "fill", "buf[3]", &w), 0);
+	kw_stackvars_free(&sv);
+	assert_int_equal(kw_dwarf_line_point(KW_LINES, "fill", "lines.c", l_for, &off, err,
+					     sizeof(err)), 0);
+	assert_int_equal(kw_dwarf_sp_dist(KW_LINES, "fill", off, &dist, err, sizeof(err)), 0);
+
+	snprintf(cmd, sizeof(cmd), "%s resolve -e %s --after lines.c:%u fill 'buf[3]' 2>&1",
+		 KWATCHCTL, KW_LINES, l_for);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, sizeof(out), p));
+	assert_int_equal(pclose(p), 0);
+	print_message("  %s", out);
+	snprintf(want, sizeof(want), "fill+0x%lx %ld:8\n", off, dist + w.cfa_off);
+	assert_string_equal(out, want);
+	assert_true(dist + w.cfa_off >= 0);
+
+	/* The canary: the point alone; a line moved says so on stderr. */
+	snprintf(cmd, sizeof(cmd), "%s resolve -e %s --after lines.c:%u fill 2>&1", KWATCHCTL,
+		 KW_LINES, l_comment);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	{
+		int lines = 0, notes = 0;
+
+		while (fgets(out, sizeof(out), p)) {	/* stdout and stderr, either first */
+			print_message("  %s", out);
+			lines += strncmp(out, "fill+0x", 7) == 0 && !strchr(out, ' ');
+			notes += strstr(out, "kwatchctl: note: line") != NULL;
+		}
+		assert_int_equal(lines, 1);
+		assert_int_equal(notes, 1);
+	}
+	assert_int_equal(pclose(p), 0);
+
+	/* Refused: no single point; a frame-pointer CFA; no -e; with -a. */
+	snprintf(cmd, sizeof(cmd), "%s resolve -e %s --after lines.c:%u maybe_fill 'buf[3]' 2>&1",
+		 KWATCHCTL, KW_LINES, l_maybe);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, sizeof(out), p));
+	assert_non_null(strstr(out, "kwatchctl: resolve: after line"));
+	assert_int_equal(WEXITSTATUS(pclose(p)), 1);
+	snprintf(cmd, sizeof(cmd), "%s resolve -e %s --after lines.c:%u fill 'buf[3]' 2>&1",
+		 KWATCHCTL, KW_LINES_FP, l_for);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, sizeof(out), p));
+	assert_non_null(strstr(out, "not the stack pointer plus an offset"));
+	assert_int_equal(WEXITSTATUS(pclose(p)), 1);
+	snprintf(cmd, sizeof(cmd), "%s resolve --after lines.c:1 fill >/dev/null 2>&1; echo $?;"
+		 "%s resolve -e %s -a 4 --after lines.c:1 fill >/dev/null 2>&1; echo $?;"
+		 "%s resolve -e %s --after lines.c fill 2>&1 | head -1", KWATCHCTL, KWATCHCTL,
+		 KW_LINES, KWATCHCTL, KW_LINES);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	assert_non_null(fgets(out, sizeof(out), p));
+	assert_string_equal(out, "2\n");
+	assert_non_null(fgets(out, sizeof(out), p));
+	assert_string_equal(out, "2\n");
+	assert_non_null(fgets(out, sizeof(out), p));
+	assert_non_null(strstr(out, "--after: want FILE:LINE"));
+	pclose(p);
+}
+
+/* The decoder against objdump, instruction by instruction: its length,
+ * and where a jump goes, over the fixtures and kwatchctl itself. */
+static void decoder_agrees_with_objdump(void **state)
+{
+	static const char *const elves[] = { KW_LINES, KW_CLONES, KWATCHCTL };
+	char cmd[512], line[1024];
+	size_t i, n = 0, jumps = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(elves) / sizeof(elves[0]); i++) {
+		FILE *p;
+
+		snprintf(cmd, sizeof(cmd), "objdump -d -w %s", elves[i]);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		while (fgets(line, sizeof(line), p)) {
+			uint8_t b[16];
+			unsigned int v, nb = 0;
+			unsigned long addr, target;
+			struct kw_insn in;
+			char *q, *tab;
+			int c;
+
+			if (sscanf(line, " %lx:", &addr) != 1 || !(tab = strchr(line, '\t')))
+				continue;
+			for (q = tab + 1; nb < sizeof(b) && sscanf(q, "%2x%n", &v, &c) == 1 &&
+			     c == 2 && q[2] == ' '; q += 3)
+				b[nb++] = v;
+			if (strstr(line, "(bad)"))
+				continue;
+			if (kw_insn_decode(b, nb, addr, &in) != 0 || in.len != nb)
+				fail_msg("%s: %s: decoded as %u bytes", elves[i], line, in.len);
+			n++;
+			if (in.kind != KW_INSN_JMP && in.kind != KW_INSN_JCC)
+				continue;
+			/* "jne    1208 <fill+0x38>" */
+			q = strchr(q, '\t');
+			if (!q || sscanf(q, "%*s %lx", &target) != 1 || target != in.target)
+				fail_msg("%s: %s: a jump to %#lx", elves[i], line,
+					 (unsigned long)in.target);
+			jumps++;
+		}
+		pclose(p);
+	}
+	print_message("  %zu instructions, %zu jumps\n", n, jumps);
+	assert_true(n > 5000 && jumps > 500);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +832,13 @@ int main(void)
 		cmocka_unit_test(clones_by_source_name_e),
 		cmocka_unit_test(realigned_frame),
 		cmocka_unit_test(several_clones),
+		cmocka_unit_test(line_point_after_loop),
+		cmocka_unit_test(line_point_moves_on),
+		cmocka_unit_test(line_point_outside),
+		cmocka_unit_test(line_point_refusals),
+		cmocka_unit_test(line_point_clones_split),
+		cmocka_unit_test(resolve_after),
+		cmocka_unit_test(decoder_agrees_with_objdump),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
