@@ -112,8 +112,10 @@ $(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/kwatchd-wprobe.c)))
 $(eval $(call kwd_unit,inforce,$(call SAN_OBJ,daemon/kwatchd-inforce.c),-Wl$(COMMA)--wrap=kw_write_file_at$(COMMA)--wrap=fdopendir))
 
 # A watch on a module's function: the kwatchctl fixture as the module's file.
-$(B)/unit/kwatchd/test_module: $(B)/unit/kwatchctl/clones-O2
-$(eval $(call kwd_unit,module,,-DKW_CLONES='"$(CURDIR)/$(B)/unit/kwatchctl/clones-O2"'))
+$(B)/unit/kwatchd/test_module: $(B)/unit/kwatchctl/clones-O2 $(B)/unit/kwatchctl/lines-O2
+$(eval $(call kwd_unit,module,,-DKW_CLONES='"$(CURDIR)/$(B)/unit/kwatchctl/clones-O2"' \
+	-DKW_LINES='"$(CURDIR)/$(B)/unit/kwatchctl/lines-O2"' \
+	-DKW_LINES_SRC='"$(CURDIR)/tests/unit/kwatchctl/lines.c"'))
 
 # kwatchctl resolve: libdw on a fixture built at -O2 with and without frame
 # pointers, against the layout it measures when run.
@@ -165,7 +167,8 @@ $(B)/fuzz/obj/%.o: %.c
 	clang $(subst fuzzer$(COMMA),fuzzer-no-link$(COMMA),$(FUZZ_FLAGS)) $(KWD_CFLAGS) -Ilib -Idaemon \
 		-MMD -MP -c -o $@ $<
 KWD_FUZZ_CONFIG := lib/config.c lib/ksw.c lib/tracefs-text.c lib/log.c lib/util.c \
-	lib/journal.c lib/event.c lib/stackvars.c lib/fuzz-config.c lib/module.c lib/dwarfvars.c
+	lib/journal.c lib/event.c lib/stackvars.c lib/fuzz-config.c lib/module.c lib/dwarfvars.c \
+	lib/x86insn.c
 KWD_FUZZ_EVENT := lib/event.c lib/event-text.c lib/journal.c lib/log.c lib/util.c
 KWD_FUZZ_KMSG := lib/kmsg.c lib/pstore.c lib/log.c lib/util.c
 KWD_FUZZ_STACKVARS := lib/stackvars.c lib/util.c

@@ -98,29 +98,16 @@ static int v4_line(const char *elf, const struct kw_svar_watch *w, unsigned long
 		   unsigned int depth, char *buf, size_t n, char *err, size_t errlen)
 {
 	char dp[16] = "", var[48] = "";
-	long dist, so;
+	unsigned long so;
 	int r;
 
 	if (depth)
 		snprintf(dp, sizeof(dp), "+%u", depth);
-	if (!w->canary && w->sp_rel) {
-		snprintf(err, errlen, "%.200s: the variable is placed from the stack pointer of a "
-			 "frame the prologue realigns (so=%ld once it is done): leave -a out",
-			 w->func, w->cfa_off);
-		return -EINVAL;
-	}
 	if (!w->canary) {
-		r = kw_dwarf_sp_dist(elf, w->func, at, &dist, err, errlen);
+		r = kw_dwarf_sp_offset(elf, w->func, at, w->cfa_off, w->sp_rel, &so, err, errlen);
 		if (r < 0)
 			return r;
-		so = dist + w->cfa_off;
-		if (so < 0) {
-			snprintf(err, errlen, "%.200s+0x%lx: the variable (CFA%ld) is below the stack "
-				 "pointer (CFA-%ld) there: the frame is not set up yet", w->func, at,
-				 w->cfa_off, dist);
-			return -EINVAL;
-		}
-		snprintf(var, sizeof(var), " %ld:%u", so, w->len);
+		snprintf(var, sizeof(var), " %lu:%u", so, w->len);
 	}
 	return kw_fit(snprintf(buf, n, "%.400s+0x%lx%s%s", w->func, at, dp, var), n);
 }

@@ -63,6 +63,13 @@ struct kw_watch {
 	char module_path[PATH_MAX];
 	char in_module[KW_MODULE_MAX + 1];
 	bool waiting;
+	/* after = FILE:LINE: armed once that source line is done with (from
+	 * the module file's DWARF), resolved into a point and the variable's
+	 * offset from the stack pointer there. */
+	char after_file[KW_SYM_MAX + 1];
+	unsigned int after_line;
+	bool at_set;
+	unsigned long at_off, at_so;
 	bool enabled;
 };
 

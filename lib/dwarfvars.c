@@ -446,6 +446,31 @@ out:
 	return r;
 }
 
+int kw_dwarf_sp_offset(const char *path, const char *func, unsigned long at, long cfa_off,
+		       bool sp_rel, unsigned long *so, char *err, size_t errlen)
+{
+	long dist;
+	int r;
+
+	if (sp_rel) {
+		snprintf(err, errlen, "%.200s: the variable is placed from the stack pointer of a "
+			 "frame the prologue realigns (so=%ld once it is done): a point of one's own "
+			 "cannot be used; leave it to the kernel", func, cfa_off);
+		return -EINVAL;
+	}
+	r = kw_dwarf_sp_dist(path, func, at, &dist, err, errlen);
+	if (r < 0)
+		return r;
+	if (dist + cfa_off < 0) {
+		snprintf(err, errlen, "%.200s+0x%lx: the variable (CFA%ld) is below the stack "
+			 "pointer (CFA-%ld) there: the frame is not set up yet", func, at, cfa_off,
+			 dist);
+		return -EINVAL;
+	}
+	*so = dist + cfa_off;
+	return 0;
+}
+
 int kw_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *sv, char *err,
 			size_t errlen)
 {

@@ -9,6 +9,7 @@
 #ifndef KW_DWARFVARS_H
 #define KW_DWARFVARS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct kw_stackvars;
@@ -23,6 +24,13 @@ int kw_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *
  * its call frame information), for an arm after that instruction. */
 int kw_dwarf_sp_dist(const char *path, const char *func, unsigned long off, long *dist,
 		     char *err, size_t errlen);
+
+/* The variable at @cfa_off from the CFA (@sp_rel: from the stack pointer
+ * of a realigned frame, which a given point cannot use) as an offset from
+ * the stack pointer right after FUNC+@at: *@so, or -errno with a sentence
+ * in @err (the frame not set up there yet, no call frame information). */
+int kw_dwarf_sp_offset(const char *path, const char *func, unsigned long at, long cfa_off,
+		       bool sp_rel, unsigned long *so, char *err, size_t errlen);
 
 /*
  * The arm point after source line @line of @file in function @func of ELF

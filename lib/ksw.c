@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dwarfvars.h"
 #include "ksw.h"
 #include "module.h"
 #include "util.h"
@@ -88,6 +89,16 @@ int kw_watch_key(struct parse_state *ps, struct kw_watch *w, const char *key, co
 		    kw_module_name_of(v, name, sizeof(name)) < 0)
 			return kw_bad(ps, "module_path: want the absolute path of a module's .ko file, got '%s'", v);
 		strcpy(w->module_path, v);
+	} else if (strcmp(key, "after") == 0) {
+		const char *colon = strrchr(v, ':');
+		unsigned int line;
+
+		if (!colon || colon == v || (size_t)(colon - v) > KW_SYM_MAX ||
+		    kw_parse_uint(colon + 1, 10000000, &line) < 0 || !line)
+			return kw_bad(ps, "after: want FILE:LINE (a source file and a line from 1 on), got '%s'", v);
+		memcpy(w->after_file, v, colon - v);
+		w->after_file[colon - v] = '\0';
+		w->after_line = line;
 	} else if (strcmp(key, "enabled") == 0) {
 		if (kw_parse_bool(v, &w->enabled) < 0)
 			return kw_bad(ps, "enabled: want yes or no, got '%s'", v);
@@ -109,6 +120,8 @@ int kw_watch_validate(struct parse_state *ps, struct kw_watch *w)
 			      name), -EINVAL;
 	if (w->variable[0] && !w->canary)
 		return kw_bad(ps, "[watch] takes variable= or local=, not both"), -EINVAL;
+	if (w->after_line && (w->has_ip_offset || !w->canary))
+		return kw_bad(ps, "after= is the point to arm at: leave ip_offset= and local= out"), -EINVAL;
 	if (w->variable[0] && w->has_ip_offset)
 		return kw_bad(ps, "variable= is watched from the probe point the kernel picks: "
 			      "leave ip_offset= out, or give local=OFFSET:LEN with it"), -EINVAL;
@@ -279,12 +292,15 @@ int kw_watch_line(const struct kw_watch *w, char *buf, size_t n)
 		snprintf(fn, sizeof(fn), "%s:%s", w->in_module, sym);
 	else
 		snprintf(fn, sizeof(fn), "%s", sym);
-	if (w->has_ip_offset) {
+	if (w->has_ip_offset || w->at_set) {
 		if (w->depth)
 			snprintf(depth, sizeof(depth), "+%u", w->depth);
-		if (!w->canary)
+		if (w->at_set && w->resolved)
+			snprintf(local, sizeof(local), " %lu:%u", w->at_so, w->local_len);
+		else if (!w->at_set && !w->canary)
 			snprintf(local, sizeof(local), " %lu:%u", w->local_offset, w->local_len);
-		return kw_fit(snprintf(buf, n, "%s+0x%lx%s%s", fn, w->ip_offset, depth, local), n);
+		return kw_fit(snprintf(buf, n, "%s+0x%lx%s%s", fn, w->at_set ? w->at_off : w->ip_offset,
+				       depth, local), n);
 	}
 	if (w->variable[0] && !w->resolved)
 		return -EINVAL;
@@ -364,6 +380,32 @@ static int module_vars(struct ksw_vars *vars, const char *path, struct kw_module
 	return r;
 }
 
+/* after = FILE:LINE in ELF file @file: the point, and the variable's
+ * offset from the stack pointer there. */
+static int after_point(struct kw_watch *w, const char *file, char *why, size_t n)
+{
+	const char *sym = w->symbol[0] ? w->symbol : w->function;
+	char err[400] = "";
+	int r;
+
+	if (!file) {
+		snprintf(why, n, "after=%s:%u: no file with %s's debug information (a module's: "
+			 "give module_path=)", w->after_file, w->after_line, w->function);
+		return -ENOENT;
+	}
+	r = kw_dwarf_line_point(file, sym, w->after_file, w->after_line, &w->at_off, err,
+				sizeof(err));
+	if (r == 0 && w->resolved)
+		r = kw_dwarf_sp_offset(file, sym, w->at_off, w->cfa_off, w->sp_rel, &w->at_so,
+				       err, sizeof(err));
+	if (r < 0) {
+		snprintf(why, n, "after=%s:%u: %s", w->after_file, w->after_line, err);
+		return r;
+	}
+	w->at_set = true;
+	return 0;
+}
+
 /* @w's function is module @name's: resolved in its file, if one is known. */
 static int resolve_in_module(struct ksw_vars *vars, struct kw_watch *w, const char *name,
 			     char *why, size_t n)
@@ -407,6 +449,11 @@ static int resolve_in_module(struct ksw_vars *vars, struct kw_watch *w, const ch
 			w->resolved = true;
 		}
 	}
+	if (w->after_line) {
+		r = after_point(w, file[0] ? file : NULL, why, n);
+		if (r < 0)
+			return r;
+	}
 	kw_strlcpy(w->in_module, name, sizeof(w->in_module));
 	if (!kw_module_live(sysfs, name)) {
 		w->waiting = true;
@@ -434,12 +481,26 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 	w->clones_unwatched[0] = '\0';
 	w->in_module[0] = '\0';
 	w->waiting = false;
+	w->at_set = false;
 	if (w->module[0] || w->module_path[0]) {
 		if (w->module[0])
 			kw_strlcpy(mod, w->module, sizeof(mod));
 		else
 			kw_module_name_of(w->module_path, mod, sizeof(mod));
 		return resolve_in_module(vars, w, mod, why, n);
+	}
+	if (w->after_line) {
+		/* The point needs the function's machine code and line table:
+		 * a module's file; the guest has no vmlinux with DWARF. */
+		err = kw_module_of_function(vars->kallsyms ? vars->kallsyms : "/proc/kallsyms",
+					    w->function, mod, sizeof(mod));
+		if (err == 0 && mod[0])
+			return resolve_in_module(vars, w, mod, why, n);
+		snprintf(why, n, "after=%s:%u: %s is not a loaded module's function: kwatchd reads "
+			 "the point from a module's file (module_path= or module=); for vmlinux, "
+			 "take ip_offset= and local= from 'kwatchctl resolve -e vmlinux --after' on "
+			 "the build host", w->after_file, w->after_line, w->function);
+		return -EOPNOTSUPP;
 	}
 	if (w->has_ip_offset || (!w->variable[0] && !w->canary))
 		return 0;	/* offsets given: they are the symbol's as named */

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "dwarfvars.h"
 #include "ksw.h"
 #include "module.h"
 #include "tmpdir.h"
@@ -44,11 +45,11 @@ static void run(const char *fmt, ...)
 
 /* fixmod.ko (the fixture), its sysfs directory (loaded, unless @live is
  * false: then none) with the build id @id_from's, and an empty index. */
-static void set_up(bool live, const char *id_from)
+static void set_up_as(const char *src, bool live, const char *id_from)
 {
 	char index[600];
 
-	run("cp %s %s/fixmod.ko", KW_CLONES, root);
+	run("cp %s %s/fixmod.ko", src, root);
 	run("mkdir -p %s/sys", root);
 	snprintf(index, sizeof(index), "%s/index", root);
 	put(index, KW_SVAR_HEADER "\n");
@@ -57,6 +58,11 @@ static void set_up(bool live, const char *id_from)
 	run("mkdir -p %s/sys/fixmod/notes && echo live >%s/sys/fixmod/initstate", root, root);
 	run("objcopy -O binary --only-section=.note.gnu.build-id %s %s/sys/fixmod/notes/.note.gnu.build-id",
 	    id_from, root);
+}
+
+static void set_up(bool live, const char *id_from)
+{
+	set_up_as(KW_CLONES, live, id_from);
 }
 
 static void watch_of(struct kw_watch *w, const char *func, const char *var)
@@ -256,7 +262,85 @@ static void keys(void **state)
 	assert_int_equal(WATCH("module_path = /x/my.o\n"), -EINVAL);
 	assert_int_equal(WATCH("module = other\nmodule_path = /x/my.ko\n"), -EINVAL);
 	assert_non_null(strstr(f.err_reason, "module_path= is the file of module my"));
+	assert_int_equal(WATCH("after = lib/x.c:42\n"), 0);
+	assert_string_equal(f.watch.after_file, "lib/x.c");
+	assert_int_equal(f.watch.after_line, 42);
+	assert_int_equal(WATCH("after = x.c\n"), -EINVAL);
+	assert_int_equal(WATCH("after = x.c:0\n"), -EINVAL);
+	assert_int_equal(WATCH("after = :4\n"), -EINVAL);
+	assert_int_equal(WATCH("after = x.c:4\nip_offset = 8\n"), -EINVAL);
+	assert_non_null(strstr(f.err_reason, "after= is the point to arm at"));
 #undef WATCH
+}
+
+/* The line of @src that holds @marker. */
+static unsigned int line_of(const char *src, const char *marker)
+{
+	char buf[512];
+	unsigned int n = 0;
+	FILE *f = fopen(src, "r");
+
+	assert_non_null(f);
+	while (fgets(buf, sizeof(buf), f)) {
+		n++;
+		if (strstr(buf, marker)) {
+			fclose(f);
+			return n;
+		}
+	}
+	fclose(f);
+	fail_msg("no %s in %s", marker, src);
+	return 0;
+}
+
+/* after = FILE:LINE: the v4 line at the point past the loop that fills
+ * the array, the variable's offset from the stack pointer there. */
+static void after_line(void **state)
+{
+	unsigned int body = line_of(KW_LINES_SRC, "@body");
+	char why[512] = "", err[512], line[256], want[256];
+	struct ksw_vars vars = {};
+	unsigned long at, so;
+	struct kw_watch w;
+
+	(void)state;
+	set_up_as(KW_LINES, true, KW_LINES);
+	watch_of(&w, "fill", "buf[3]");
+	snprintf(w.after_file, sizeof(w.after_file), "lines.c");
+	w.after_line = body;
+	assert_int_equal(resolve(&vars, &w, why, sizeof(why)), 0);
+	assert_true(w.at_set);
+	/* The same as the library says for the file itself. */
+	assert_int_equal(kw_dwarf_line_point(KW_LINES, "fill", "lines.c", body, &at, err,
+					     sizeof(err)), 0);
+	assert_int_equal(kw_dwarf_sp_offset(KW_LINES, "fill", at, w.cfa_off, false, &so, err,
+					    sizeof(err)), 0);
+	assert_true(kw_watch_line(&w, line, sizeof(line)) >= 0);
+	snprintf(want, sizeof(want), "fixmod:fill+0x%lx %lu:8", at, so);
+	assert_string_equal(line, want);
+	/* The canary, after the same line. */
+	watch_of(&w, "fill", "");
+	snprintf(w.after_file, sizeof(w.after_file), "lines.c");
+	w.after_line = body;
+	assert_int_equal(resolve(&vars, &w, why, sizeof(why)), 0);
+	assert_true(kw_watch_line(&w, line, sizeof(line)) >= 0);
+	snprintf(want, sizeof(want), "fixmod:fill+0x%lx", at);
+	assert_string_equal(line, want);
+	/* A line of another file: refused, saying which. */
+	watch_of(&w, "fill", "buf[3]");
+	snprintf(w.after_file, sizeof(w.after_file), "other.c");
+	w.after_line = body;
+	assert_true(resolve(&vars, &w, why, sizeof(why)) < 0);
+	assert_non_null(strstr(why, "after=other.c:"));
+	/* Not a module's function: what to do instead. */
+	watch_of(&w, "fill", "buf[3]");
+	w.module_path[0] = '\0';
+	snprintf(w.after_file, sizeof(w.after_file), "lines.c");
+	w.after_line = body;
+	vars.kallsyms = "/dev/null";
+	assert_int_equal(resolve(&vars, &w, why, sizeof(why)), -EOPNOTSUPP);
+	assert_non_null(strstr(why, "kwatchctl resolve -e vmlinux --after"));
+	ksw_vars_free(&vars);
 }
 
 int main(void)
@@ -272,6 +356,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(read_again_when_changed, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(loaded_elsewhere_needs_path, tmpdir_setup,
 						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(after_line, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
