@@ -16,7 +16,7 @@ KW_LIB_SRCS := lib/util.c lib/log.c lib/event.c lib/event-text.c lib/queue.c \
 	lib/config.c lib/apply.c lib/spool.c lib/spool-batch.c lib/spool-pack.c \
 	lib/spool-queue.c lib/kmsg.c lib/ksym.c lib/pstore.c lib/command.c lib/keep.c \
 	lib/journal.c lib/stackvars.c lib/fuzzpanic.c lib/ksw.c lib/fuzz-config.c \
-	lib/tracefs-text.c lib/dwarfvars.c lib/module.c lib/x86insn.c
+	lib/tracefs-text.c lib/dwarfvars.c lib/module.c lib/x86insn.c lib/asanframe.c
 # kwatchd's own files, each compiled to an object beside the library's.
 KWD_SRCS := daemon/kwatchd.c daemon/kwatchd-watch.c daemon/kwatchd-wprobe.c \
 	daemon/kwatchd-fuzz.c daemon/kwatchd-fuzzgen.c daemon/kwatchd-fuzzguided.c \
@@ -139,10 +139,22 @@ $(B)/unit/kwatchctl/lines-O2: tests/unit/kwatchctl/lines.c
 $(B)/unit/kwatchctl/lines-O2-fp: tests/unit/kwatchctl/lines.c
 	@mkdir -p $(@D)
 	$(CC) -g -O2 -fno-omit-frame-pointer -fstack-protector-all -mgeneral-regs-only $(WARN) -o $@ $<
+# Locals in KASAN's stack frame: gcc's stack instrumentation as the
+# kernel's (no fake stack for use-after-return, no PIE), with and without
+# frame pointers.
+KWC_ASAN_FLAGS := -g -O2 -fno-pie -no-pie -fsanitize=address --param asan-stack=1 \
+	--param asan-use-after-return=0
+$(B)/unit/kwatchctl/asan-O2: tests/unit/kwatchctl/asan.c
+	@mkdir -p $(@D)
+	$(CC) $(KWC_ASAN_FLAGS) -fomit-frame-pointer $(WARN) -o $@ $<
+$(B)/unit/kwatchctl/asan-O2-fp: tests/unit/kwatchctl/asan.c
+	@mkdir -p $(@D)
+	$(CC) $(KWC_ASAN_FLAGS) -fno-omit-frame-pointer $(WARN) -o $@ $<
 $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
 		$(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES) \
 		$(B)/unit/kwatchctl/clones-O2 $(B)/unit/kwatchctl/lines-O2 \
-		$(B)/unit/kwatchctl/lines-O2-fp $(B)/daemon/kwatchctl
+		$(B)/unit/kwatchctl/lines-O2-fp $(B)/daemon/kwatchctl \
+		$(B)/unit/kwatchctl/asan-O2 $(B)/unit/kwatchctl/asan-O2-fp
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) $(SAN) $(KWD_CFLAGS) $(LIBDW_CFLAGS) -Ilib -Idaemon -Ikwatchctl \
 		-DKWATCHCTL='"$(CURDIR)/$(B)/daemon/kwatchctl"' \
@@ -151,6 +163,8 @@ $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
 		-DKW_LINES='"$(CURDIR)/$(B)/unit/kwatchctl/lines-O2"' \
 		-DKW_LINES_FP='"$(CURDIR)/$(B)/unit/kwatchctl/lines-O2-fp"' \
 		-DKW_LINES_SRC='"$(CURDIR)/tests/unit/kwatchctl/lines.c"' \
+		-DKW_ASAN='"$(CURDIR)/$(B)/unit/kwatchctl/asan-O2"' \
+		-DKW_ASAN_FP='"$(CURDIR)/$(B)/unit/kwatchctl/asan-O2-fp"' \
 		-DKW_FIXTURES='$(patsubst %,"$(CURDIR)/%"$(COMMA),$(KWC_FIXTURES))' -o $@ $< \
 		$(B)/san/libkw.a $(KWD_LIBS) -lcmocka
 UNIT_TESTS += $(B)/unit/kwatchctl/test_stackvars
@@ -168,7 +182,7 @@ $(B)/fuzz/obj/%.o: %.c
 		-MMD -MP -c -o $@ $<
 KWD_FUZZ_CONFIG := lib/config.c lib/ksw.c lib/tracefs-text.c lib/log.c lib/util.c \
 	lib/journal.c lib/event.c lib/stackvars.c lib/fuzz-config.c lib/module.c lib/dwarfvars.c \
-	lib/x86insn.c
+	lib/x86insn.c lib/asanframe.c
 KWD_FUZZ_EVENT := lib/event.c lib/event-text.c lib/journal.c lib/log.c lib/util.c
 KWD_FUZZ_KMSG := lib/kmsg.c lib/pstore.c lib/log.c lib/util.c
 KWD_FUZZ_STACKVARS := lib/stackvars.c lib/util.c

@@ -6,6 +6,9 @@
  * [watch] keys, the line and the file's I/O are ksw.c's (pure: the host
  * tests link them without a daemon). */
 #include <errno.h>
+#include <linux/netlink.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +29,7 @@ void kwd_watches_free(struct kwd_watches *w)
 	if (!w)
 		return;
 	sd_event_source_disable_unref(w->ksw_retry);
-	sd_device_monitor_unref(w->modmon);
+	sd_event_source_disable_unref(w->uevents);
 	ksw_vars_free(&w->ksw_vars);
 	free(w);
 }
@@ -257,43 +260,108 @@ static void module_went(struct kwd *d, const char *name)
 	}
 }
 
-static int on_module(sd_device_monitor *m, sd_device *dev, void *userdata)
+/* Uevents were lost: look at each module a watch file names instead. */
+static void modules_resync(struct kwd *d)
 {
-	sd_device_action_t action;
-	const char *name;
+	size_t i;
 
-	(void)m;
-	if (sd_device_get_action(dev, &action) < 0 || sd_device_get_sysname(dev, &name) < 0)
-		return 0;
-	if (action == SD_DEVICE_ADD)
-		module_came(userdata, name);
-	else if (action == SD_DEVICE_REMOVE)
-		module_went(userdata, name);
+	for (i = 0; i < d->n_cur; i++) {
+		const struct kw_watch *w = &d->cur[i].watch;
+		char name[KW_MODULE_MAX + 1];
+		bool live;
+
+		if (d->cur[i].kind != KW_WATCH || !w->in_module[0])
+			continue;
+		kw_strlcpy(name, w->in_module, sizeof(name));
+		live = kw_module_live("/sys/module", name);
+		if (live && w->waiting)
+			module_came(d, name);
+		else if (!live && kwd_watch_armed_of(d, &d->cur[i]))
+			module_went(d, name);
+	}
+}
+
+/* One uevent: "ACTION@DEVPATH", then KEY=VALUE strings, NUL-separated.
+ * A module's: SUBSYSTEM=module, DEVPATH=/module/NAME; add once its init
+ * has run, remove once it is gone. */
+static void uevent(struct kwd *d, const char *buf, size_t len)
+{
+	const char *action = NULL, *devpath = NULL, *subsystem = NULL, *p, *end = buf + len;
+
+	for (p = buf; p < end; p += strnlen(p, end - p) + 1) {
+		if (!strncmp(p, "ACTION=", 7))
+			action = p + 7;
+		else if (!strncmp(p, "DEVPATH=", 8))
+			devpath = p + 8;
+		else if (!strncmp(p, "SUBSYSTEM=", 10))
+			subsystem = p + 10;
+	}
+	if (!action || !devpath || !subsystem || strcmp(subsystem, "module") ||
+	    strncmp(devpath, "/module/", 8) || !kw_ident_ok(devpath + 8, KW_MODULE_MAX, ""))
+		return;
+	if (!strcmp(action, "add"))
+		module_came(d, devpath + 8);
+	else if (!strcmp(action, "remove"))
+		module_went(d, devpath + 8);
+}
+
+#define UEVENTS_PER_WAKEUP 64
+
+static int on_uevents(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	char buf[8192 + 1];
+	struct sockaddr_nl sa;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) - 1 };
+	struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov,
+			     .msg_iovlen = 1 };
+	ssize_t n;
+	int i;
+
+	(void)s;
+	(void)revents;
+	for (i = 0; i < UEVENTS_PER_WAKEUP; i++) {
+		mh.msg_namelen = sizeof(sa);
+		n = recvmsg(fd, &mh, MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == ENOBUFS) {
+				log_warning("module uevents lost (ENOBUFS): looking at each module");
+				modules_resync(userdata);
+				continue;
+			}
+			break;
+		}
+		/* The kernel's only (port 0): no process can fake a load. */
+		if (mh.msg_namelen != sizeof(sa) || sa.nl_pid != 0 || (mh.msg_flags & MSG_TRUNC))
+			continue;
+		buf[n] = '\0';
+		uevent(userdata, buf, n);
+	}
 	return 0;
 }
 
-/* Hear of module loads and unloads from now on; once. */
+/* Hear of module loads and unloads from now on (the kernel's uevents,
+ * which reach the daemon's network namespace too); once. */
 static void watch_modules(struct kwd *d)
 {
-	sd_device_monitor *m = NULL;
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	_cleanup_close_ int fd = -1;
 	int r;
 
-	if (d->watches->modmon)
+	if (d->watches->uevents)
 		return;
-	r = sd_device_monitor_new(&m);
-	if (r >= 0)
-		r = sd_device_monitor_filter_add_match_subsystem_devtype(m, "module", NULL);
-	if (r >= 0)
-		r = sd_device_monitor_attach_event(m, d->ev);
-	if (r >= 0)
-		r = sd_device_monitor_start(m, on_module, d);
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		r = neg_errno();
+	else
+		r = sd_event_add_io(d->ev, &d->watches->uevents, fd, EPOLLIN, on_uevents, d);
 	if (r < 0) {
-		log_warning_errno(r, "cannot follow module loads (udev): %m; a watch on a module's "
-				  "function arms at the next reload after the module is loaded");
-		sd_device_monitor_unref(m);
+		log_warning_errno(r, "cannot follow module loads (uevents): %m; a watch on a "
+				  "module's function arms at the next reload after its module is "
+				  "loaded");
 		return;
 	}
-	d->watches->modmon = m;
+	sd_event_source_set_io_fd_own(d->watches->uevents, true);
+	fd = -1;
 }
 
 /* Arm @f's watch, its variable= resolved first.  The file's version in

@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
-#include <systemd/sd-device.h>
 #include <systemd/sd-event.h>
 
 #include "config.h"
@@ -49,10 +48,10 @@ struct kwd_watches {
 	sd_event_source *ksw_retry;
 	bool ksw_reload_wanted;
 	struct ksw_vars ksw_vars;	/* variable= names: the stack variable index */
-	/* Module loads and unloads (udev), from the first watch on a
-	 * module's function: it arms when its module is loaded, and waits
-	 * again when it goes. */
-	sd_device_monitor *modmon;
+	/* Module loads and unloads (the kernel's uevents), from the first
+	 * watch on a module's function: it arms when its module is loaded,
+	 * and waits again when it goes. */
+	sd_event_source *uevents;
 };
 
 struct kwd_watches *kwd_watches_new(void);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "dwarfvars.h"
+#include "asanframe.h"
 #include "stackvars.h"
 #include "x86insn.h"
 
@@ -41,6 +42,10 @@ struct walk {
 	unsigned int entries;	/* of the variable being expanded */
 	enum kw_svar_loc loc;	/* its location's kind, its parts' too */
 	int err;
+	Dwarf_CFI *cfi;		/* for the KASAN frame's place */
+	Dwarf_Addr cfi_bias;
+	bool have_asan;		/* the function being walked has a KASAN frame */
+	struct kw_asan_frame asan;
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -219,6 +224,14 @@ static void add_var(struct walk *wk, Dwarf_Die *var)
 	loc = locate(var, &off);
 	if (loc < 0)
 		return;
+	/* No location: in KASAN's stack frame, maybe (gcc 12 drops those). */
+	if (loc == KW_SVAR_NONE && wk->have_asan) {
+		int line = 0, l;
+
+		dwarf_decl_line(var, &line);
+		if (kw_asan_frame_var(&wk->asan, name, line, size, &l, &off))
+			loc = l;
+	}
 	wk->entries = 0;
 	add(wk, name, loc, off, size, 0);
 	wk->loc = loc;
@@ -294,6 +307,8 @@ static void add_function(struct walk *wk, Dwarf_Die *fn)
 		return;
 	sym = dwfl_module_addrinfo(wk->mod, entry + wk->bias, &symoff, &s, NULL, NULL, NULL);
 	wk->func = sym && symoff == 0 ? sym : name;
+	wk->have_asan = kw_asan_frame_find(wk->mod, wk->cfi, wk->cfi_bias, entry + wk->bias,
+					   &wk->asan);
 	add_scope(wk, fn);
 }
 
@@ -487,6 +502,9 @@ int kw_dwarf_stackvars(const char *path, const char *func, struct kw_stackvars *
 		r = -ENODATA;
 		goto out;
 	}
+	wk.cfi = dwfl_module_dwarf_cfi(wk.mod, &wk.cfi_bias);
+	if (!wk.cfi)
+		wk.cfi = dwfl_module_eh_cfi(wk.mod, &wk.cfi_bias);
 	if (func)
 		add_named(&wk, func);
 	while (!func && !wk.err && (cu = dwfl_module_nextcu(wk.mod, cu, &wk.bias)))

@@ -817,6 +817,45 @@ static void decoder_agrees_with_objdump(void **state)
 	assert_true(n > 5000 && jumps > 500);
 }
 
+/* Locals in KASAN's stack frame, which gcc 12 gives no location: placed
+ * from the frame's description where the fixture, run, measured them. */
+static void asan_frame(void **state)
+{
+	static const char *const elves[] = { KW_ASAN, KW_ASAN_FP };
+	struct kw_stackvars sv;
+	char cmd[600], line[256], *text = NULL;
+	size_t i, n, len;
+	FILE *p;
+
+	(void)state;
+	for (i = 0; i < 2; i++) {
+		load(elves[i], &sv);
+		p = open_memstream(&text, &len);
+		assert_non_null(p);
+		assert_int_equal(kw_stackvars_write(&sv, p), 0);
+		fclose(p);
+		snprintf(cmd, sizeof(cmd), "ASAN_OPTIONS=detect_leaks=0 %s", elves[i]);
+		p = popen(cmd, "r");
+		assert_non_null(p);
+		n = 0;
+		while (fgets(line, sizeof(line), p)) {
+			char want[300];
+
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(want, sizeof(want), "\n%s ", line);
+			print_message("  %s: measured %s\n", elves[i], line);
+			if (!strstr(text, want))
+				fail_msg("%s: the index has not '%s'", elves[i], line);
+			n++;
+		}
+		assert_int_equal(pclose(p), 0);
+		assert_int_equal(n, 3);
+		free(text);
+		text = NULL;
+		kw_stackvars_free(&sv);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -832,6 +871,7 @@ int main(void)
 		cmocka_unit_test(clones_by_source_name_e),
 		cmocka_unit_test(realigned_frame),
 		cmocka_unit_test(several_clones),
+		cmocka_unit_test(asan_frame),
 		cmocka_unit_test(line_point_after_loop),
 		cmocka_unit_test(line_point_moves_on),
 		cmocka_unit_test(line_point_outside),

@@ -23,7 +23,7 @@ need() {	# need FILE KEY=VALUE: the unit sets it
 for kv in PrivateNetwork=yes IPAddressDeny=any UMask=0077 DevicePolicy=closed \
 	LimitNOFILE=1024 NoNewPrivileges=yes ProtectSystem=strict \
 	StartLimitIntervalSec=10min StartLimitBurst=60 RestartPreventExitStatus=78 \
-	RestrictAddressFamilies=AF_UNIX MemoryDenyWriteExecute=yes \
+	"RestrictAddressFamilies=AF_UNIX AF_NETLINK" MemoryDenyWriteExecute=yes ProtectHome=read-only \
 	"CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_ADMIN CAP_SYSLOG"; do
 	need "$d/kwatchd.service" "$kv"
 done
