@@ -38,6 +38,7 @@ fi
 overlay_inputs() {
 	echo "$KMODBUILD/ko opt/kwatch/modules"
 	echo "$KMODBUILD/user opt/kwatch/usermod"
+	echo "$KWATCH_TOP/tests/usermod opt/kwatch/usermod/src"
 	echo "$SV_DIR usr/lib/kwatch/stackvars"
 	echo "$KWATCH_TOP/tests/vm/guest opt/kwatch/tests/guest"
 	echo "$KWATCH_TOP/tests/vm/suites opt/kwatch/tests/suites"

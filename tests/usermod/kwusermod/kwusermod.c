@@ -43,6 +43,43 @@ static noinline u64 kwum_victim(unsigned int idx)
 	return sum;
 }
 
+static noinline u64 kwum_loop(unsigned int idx, unsigned int count)
+{
+	u64 table[2 * KWUM_SLOTS];
+	u64 sum = 0;
+	unsigned int i = 0;
+
+	do {
+		WRITE_ONCE(table[i], i * 3 + 1);	/* @fill */
+	} while (++i < count);
+	kwum_fill(table, idx, 0x6b77756dULL);
+	for (i = 0; i < count; i++)
+		sum += READ_ONCE(table[i]);
+	return sum;
+}
+
+static ssize_t kwum_loop_write(struct file *file, const char __user *ubuf, size_t count,
+			       loff_t *ppos)
+{
+	unsigned int idx, n;
+	char buf[32];
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (sscanf(buf, "%u %u", &idx, &n) != 2 || !n || n > 2 * KWUM_SLOTS || idx >= n)
+		return -EINVAL;
+	pr_info("kwusermod: kwum_loop(%u, %u) = %llu\n", idx, n, kwum_loop(idx, n));
+	return count;
+}
+
+static const struct file_operations kwum_loop_fops = {
+	.write = kwum_loop_write,
+	.llseek = noop_llseek,
+};
+
 static ssize_t kwum_run_write(struct file *file, const char __user *buf, size_t count,
 			      loff_t *ppos)
 {
@@ -65,6 +102,7 @@ static int __init kwum_init(void)
 {
 	kwum_dir = debugfs_create_dir("kwusermod", NULL);
 	debugfs_create_file("run", 0200, kwum_dir, NULL, &kwum_run_fops);
+	debugfs_create_file("loop", 0200, kwum_dir, NULL, &kwum_loop_fops);
 	return 0;
 }
 

@@ -23,7 +23,9 @@
 # kwum_fill is a catch naming it; rmmod removes the watch in the kernel
 # (its log line) and the file waits again, a second insmod arms it again;
 # the module stripped of debug information is a config_error saying so,
-# one named without a path that /lib/modules lacks a config_error asking
+# kwum_loop, which fills its table in a loop: by name alone the loop's own
+# store is a catch, with after = its line only kwum_fill's is; one named
+# without a path that /lib/modules lacks a config_error asking
 # for module_path=, and module = NAME after depmod arms at modprobe (times
 # from insmod to armed printed); catch-to-socket latency (printed, with the
 # report on the console and without; the daemon's share from its status).
@@ -295,7 +297,7 @@ UM=/opt/kwatch/usermod
 um_armed() { grep -qE "^fn=kwusermod:kwum_victim co=-[0-9]+ wl=8 # fo=0x[0-9a-f]+" $KSW; }
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
 t_module_by_name() {
-	local ev t0 n
+	local ev t0 n line before
 	rmmod kwusermod 2>/dev/null
 	rm -f $CONF/watch.d/*.conf
 	wait_for 5 disarmed || fail "watches left: '$(cat $KSW)'" || return 1
@@ -336,11 +338,32 @@ t_module_by_name() {
 	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"catch\"' $EV) -ge 2 ]" || { follow_stop; fail "no catch after the reload"; return 1; }
 	# A store to another slot is not this watch's.
 	echo 3 >/sys/kernel/debug/kwusermod/run
+	# kwum_loop fills its table in a loop first: by name alone, the
+	# kernel arms before the loop and the loop's own store is a catch;
+	# with after = the loop's line, only kwum_fill's store is.
+	line=$(grep -n '@fill' $UM/src/kwusermod/kwusermod.c | cut -d: -f1)
+	put $CONF/watch.d um.conf "[watch]\nfunction = kwum_loop\nvariable = table[5]\nmodule_path = $UM/kwusermod.ko\n"
+	wait_for 10 grep -qE "^fn=kwusermod:kwum_loop co=" $KSW || { follow_stop; fail "kwum_loop not armed: '$(cat $KSW)'"; return 1; }
+	echo "5 16" >/sys/kernel/debug/kwusermod/loop
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"catch\"' $EV) -ge 3 ]" || { follow_stop; fail "no catch of the loop's own store"; return 1; }
+	events_of catch | tail -n1 | field location | grep -q '^kwum_loop+' ||
+		{ follow_stop; fail "by name alone, the catch is not the loop's own store: $(events_of catch | tail -n1 | field location)"; return 1; }
+	echo "by name alone: the loop's own store caught, at $(events_of catch | tail -n1 | field location)"
+	put $CONF/watch.d um.conf "[watch]\nfunction = kwum_loop\nvariable = table[5]\nmodule_path = $UM/kwusermod.ko\nafter = kwusermod.c:$line\n"
+	wait_for 10 grep -qE "^kwusermod:kwum_loop\+0x[0-9a-f]+ [0-9]+:8\$" $KSW || { follow_stop; fail "not armed after line $line: '$(cat $KSW)'"; return 1; }
+	echo "after = kwusermod.c:$line: $(cat $KSW)"
+	echo "5 16" >/sys/kernel/debug/kwusermod/loop
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"catch\"' $EV) -ge 4 ]" || { follow_stop; fail "no catch after the loop"; return 1; }
+	sleep 1
+	expect_eq "catches of one run after the loop" "$(events_of catch | wc -l)" 4 || { follow_stop; return 1; }
+	events_of catch | tail -n1 | field location | grep -q '^kwum_fill' ||
+		{ follow_stop; fail "after the loop, the catch is not kwum_fill's: $(events_of catch | tail -n1 | field location)"; return 1; }
 	# The module without debug information: a config_error saying so (the
 	# watch in force stays).
+	before=$(cat $KSW)
 	put $CONF/watch.d um.conf "[watch]\nfunction = kwum_victim\nvariable = table[5]\nmodule_path = $UM/nodebug/kwusermod.ko\n"
 	wait_for 10 grep -q 'has no debug information' "$EV" || { follow_stop; fail "no config_error for a module without debug information"; return 1; }
-	um_armed || { follow_stop; fail "the watch in force went: '$(cat $KSW)'"; return 1; }
+	expect_eq "the watch in force" "$(cat $KSW)" "$before" || { follow_stop; return 1; }
 	# Named without its file, the module loaded from elsewhere: what to add.
 	put $CONF/watch.d um.conf "[watch]\nfunction = kwum_victim\nvariable = table[5]\n"
 	wait_for 10 grep -q 'module kwusermod is not under /lib/modules/.*module_path=' "$EV" ||
@@ -356,14 +379,14 @@ t_module_by_name() {
 	modprobe kwusermod || { follow_stop; fail "modprobe kwusermod"; return 1; }
 	wait_for 10 um_armed || { follow_stop; fail "not armed after modprobe: '$(cat $KSW)'"; return 1; }
 	echo 5 >/sys/kernel/debug/kwusermod/run
-	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"catch\"' $EV) -ge 3 ]"
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"catch\"' $EV) -ge 5 ]"
 	follow_stop
 	rm -f $CONF/watch.d/um.conf
 	wait_for 5 disarmed || fail "not disarmed: '$(cat $KSW)'"
 	rmmod kwusermod
 	rm -f /lib/modules/$(uname -r)/extra/kwusermod.ko && depmod -a
 	events_of config_error | grep um.conf | cut -c1-300
-	expect_eq "catch events (table[5] three times; table[3] none)" "$(events_of catch | wc -l)" 3 || return 1
+	expect_eq "catch events (table[5] five times; table[3] none)" "$(events_of catch | wc -l)" 5 || return 1
 	events_of catch | field location | sort | uniq -c
 }
 
