@@ -21,7 +21,7 @@ KW_LIB_SRCS := lib/util.c lib/log.c lib/event.c lib/event-text.c lib/queue.c \
 KWD_SRCS := daemon/kwatchd.c daemon/kwatchd-watch.c daemon/kwatchd-wprobe.c \
 	daemon/kwatchd-fuzz.c daemon/kwatchd-fuzzgen.c daemon/kwatchd-fuzzguided.c \
 	daemon/kwatchd-crash.c daemon/kwatchd-server.c daemon/kwatchd-reconcile.c \
-	daemon/kwatchd-inforce.c daemon/kwatchd-status.c bpf/kwatch.c
+	daemon/kwatchd-inforce.c daemon/kwatchd-status.c daemon/kwatchd-triage.c bpf/kwatch.c
 KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c
 KWCTL_HDRS := $(wildcard kwatchctl/*.h) lib/util.h lib/stackvars.h lib/dwarfvars.h \
 	lib/x86insn.h
@@ -103,7 +103,8 @@ $(eval $(call kwd_unit,fuzz,$(call SAN_OBJ,daemon/kwatchd-fuzz.c daemon/kwatchd-
 # Crash capture from pstore into the crash directory (stand-ins for the
 # rest of the daemon in the test; the blob tie is kwatchd-fuzz.c's, the watches kwatchd-watch.c's).
 $(eval $(call kwd_unit,crash,$(call SAN_OBJ,daemon/kwatchd-crash.c daemon/kwatchd-fuzz.c \
-	daemon/kwatchd-fuzzgen.c daemon/kwatchd-fuzzguided.c daemon/kwatchd-watch.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
+	daemon/kwatchd-fuzzgen.c daemon/kwatchd-fuzzguided.c daemon/kwatchd-watch.c \
+	daemon/kwatchd-triage.c),-Wl$(COMMA)--wrap=kmsg_parser_init))
 # wprobe hits from a trace_pipe that is a FIFO (stand-ins for the rest of
 # the daemon in the test).
 $(eval $(call kwd_unit,hits,$(call SAN_OBJ,daemon/kwatchd-wprobe.c)))

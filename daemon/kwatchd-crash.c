@@ -24,6 +24,7 @@
 #include "keep.h"
 #include "kmsg.h"
 #include "ksym.h"
+#include "kwatchd-triage.h"
 #include "kwatchd.h"
 #include "log.h"
 #include "pstore.h"
@@ -350,6 +351,7 @@ static void report_event(struct crash_rt *c, const struct kmsg_report *r,
 	log_warning("crash%s: %s in %s%s%s", o ? " in the previous boot" : "", r->kind_name,
 		    r->function[0] ? r->function : "?", blob ? ", blob " : "", blob ? blob : "");
 	kwd_emit(d, ev);
+	kwd_triage_report(d, r->title, o ? o->panic : NULL, o != NULL);
 }
 
 static int on_report(const struct kmsg_report *r, void *userdata)

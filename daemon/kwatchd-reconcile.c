@@ -14,6 +14,7 @@
 #include "kwatchd-watch.h"
 #include "kwatchd-wprobe.h"
 #include "kwatchd-crash.h"
+#include "kwatchd-triage.h"
 #include "kwatch-loader.h"
 
 void kwd_file_fields(json_object *ev, const struct kw_file *f)
@@ -222,6 +223,9 @@ int kwd_reload(struct kwd *d, const char *why)
 				d->confdir);
 		return r;
 	}
+	r = kwd_triage_add(d, &parsed, &n);
+	if (r < 0)
+		log_warning_errno(r, "triage: cannot read the triage watches: %m");
 	if (d->n_lastgood) {
 		r = use_saved_versions(d, parsed, n, &saved_errors, &n_saved_errors);
 		if (r < 0)

@@ -17,7 +17,9 @@
 #include "kwatchd.h"
 #include "log.h"
 #include "util.h"
+#include "kwatch-loader.h"
 #include "kwatchd-watch.h"
+#include "kwatchd-triage.h"
 
 struct kwd_watches *kwd_watches_new(void)
 {
@@ -216,6 +218,7 @@ static struct kw_file *cur_file(struct kwd *d, const char *path)
 /* Module @name is loaded: arm the watches that wait for it. */
 static void module_came(struct kwd *d, const char *name)
 {
+	bool any = false;
 	const char *what;
 	char line[512];
 	size_t i;
@@ -228,10 +231,15 @@ static void module_came(struct kwd *d, const char *name)
 		    !of_module(&f->watch, name))
 			continue;
 		log_info("module %s loaded: arming %s", name, f->name);
+		/* The catch program first, as an apply does. */
+		kwbpf_before_arm(d);
+		any = true;
 		r = kwd_watch_arm(d, f, line, sizeof(line), &what);
 		if (r < 0)
 			kwd_kernel_error(d, f, r, what, line);
 	}
+	if (any)
+		kwbpf_sync(d);
 }
 
 /* Module @name is gone, and the kernel removed the watches on its
@@ -461,6 +469,8 @@ armed:
 	}
 	log_info("watch armed from %s: %s%s%s", f->name, line,
 		 picked[0] ? ", the kernel's probe point " : "", picked);
+	if (kwd_triage_is(f))
+		kwd_triage_armed(d, f, line);
 	return 0;
 }
 

@@ -285,6 +285,7 @@ const struct kw_setting_key kw_setting_keys[] = {
 	KEY("capture", "kmsg_path", KW_KEY_PATH, kmsg_path, false),
 	KEY("capture", "kallsyms", KW_KEY_PATH, kallsyms, false),
 	KEY("capture", "crash_dir", KW_KEY_PATH, crash_dir, false),
+	KEY("triage", "stack_protector", KW_KEY_TRIAGE, triage_stack_protector, true),
 };
 const size_t kw_n_setting_keys = ARRAY_SIZE(kw_setting_keys);
 
@@ -343,6 +344,11 @@ static int parse_key(struct parse_state *ps, const struct kw_setting_key *k, con
 	case KW_KEY_JOURNAL:
 		if (kw_journal_parse(v, dst, why, sizeof(why)) < 0)
 			return bad(ps, "%s", why);
+		return 1;
+	case KW_KEY_TRIAGE:
+		if (strcmp(v, "watch") && strcmp(v, "no"))
+			return bad(ps, "%s: want watch or no, got '%s'", k->key, v);
+		*(bool *)dst = strcmp(v, "watch") == 0;
 		return 1;
 	}
 	strcpy(dst, v);

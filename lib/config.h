@@ -163,6 +163,9 @@ struct kw_settings {
 	unsigned int keep_crashes;	/* blobs kept per target in crash_dir; 0: all */
 	char pstore[PATH_MAX];		/* directories, space-separated; "": off */
 	char pmsg[PATH_MAX];		/* pstore's pmsg device; "": no spool batches */
+	/* [triage]: a stack-protector panic arms a canary watch on the
+	 * function it names (kwatchd-triage.c) */
+	bool triage_stack_protector;
 };
 
 #define KW_KEEP_CRASHES_DEFAULT 1000
@@ -178,6 +181,7 @@ enum kw_key_type {
 	KW_KEY_BOOL,		/* yes or no */
 	KW_KEY_DIRS,		/* absolute directories, space-separated; "no": none */
 	KW_KEY_JOURNAL,		/* event types (kw_journal_parse()) */
+	KW_KEY_TRIAGE,		/* watch or no (stored as a bool) */
 };
 
 /* A key of kwatchd.conf: where it is, how it is read, its field in struct

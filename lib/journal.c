@@ -48,6 +48,7 @@ const struct kw_journal_type kw_journal_types[] = {
 	{ "push_recovered", "d7423460f2f59aefabafdfdd9f2faa56", LOG_NOTICE, true },
 	{ "settings_pending", "899a24d5d3b2599fbf7113d4f2868166", LOG_WARNING, true },
 	{ "state_error", "222b9459e58917ed1ef611223fb653be", LOG_WARNING, true },
+	{ "triage_armed", "e0079e8127eb4bce8dab2a184142a9b4", LOG_NOTICE, true },
 	{ "watch_armed", "6e3ad676be52f7876ca2c5c7a59537b2", LOG_INFO, true },
 	{ "watch_disarmed", "509e566a6f0fdb58f5b07a1b4c93376b", LOG_INFO, true },
 	{ "watch_waiting", "a56df85fcd8c42918f69bb61050012aa", LOG_INFO, true },

@@ -707,3 +707,35 @@ int kmsg_dedup_seen(struct kmsg_dedup *d, const char *key)
 	d->used++;
 	return 1;
 }
+
+bool kmsg_stack_protector(const char *text, char *func, size_t n, char *mod, size_t mn)
+{
+	const char *p = text ? strstr(text, KMSG_STACK_PROTECTOR) : NULL, *e, *m, *eol;
+	size_t len;
+
+	*func = *mod = '\0';
+	if (!p)
+		return false;
+	p += strlen(KMSG_STACK_PROTECTOR);
+	/* %pB: FUNC+0xOFF/0xSIZE [MODULE] */
+	for (e = p; isalnum((unsigned char)*e) || *e == '_' || *e == '.'; e++)
+		;
+	len = e - p;
+	if (!len || len >= n || len > (KMSG_NAME_MAX - 1) || isdigit((unsigned char)*p))
+		return false;
+	memcpy(func, p, len);
+	func[len] = '\0';
+	/* " [MODULE]" after the offset, on the same line. */
+	eol = strchr(e, '\n');
+	m = strchr(e, '[');
+	if (m && (!eol || m < eol) && (e = strchr(m, ']')) && (!eol || e < eol)) {
+		len = e - m - 1;
+		if (len && len < mn && len <= 55) {
+			memcpy(mod, m + 1, len);
+			mod[len] = '\0';
+			if (!kw_ident_ok(mod, 55, ""))
+				*mod = '\0';
+		}
+	}
+	return true;
+}

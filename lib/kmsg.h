@@ -159,4 +159,11 @@ void kmsg_dedup_free(struct kmsg_dedup *d);
 /* The number of sightings of key, this one included, or -ENOMEM. */
 int kmsg_dedup_seen(struct kmsg_dedup *d, const char *key);
 
+/* The panic of the stack protector: "stack-protector: Kernel stack is
+ * corrupted in: FUNC+0xOFF/0xSIZE [MODULE]" in @text (a report's title, a
+ * pstore record's panic line).  The function whose canary was overwritten
+ * (@func) and its module (@mod, "" for vmlinux); false if @text has none. */
+#define KMSG_STACK_PROTECTOR "stack-protector: Kernel stack is corrupted in: "
+bool kmsg_stack_protector(const char *text, char *func, size_t n, char *mod, size_t mn);
+
 #endif

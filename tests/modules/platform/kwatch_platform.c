@@ -18,17 +18,22 @@
  *	general protection fault (non-canonical address) or an uninstrumented
  *	store to address 0x10 (a page fault oops), each in a function of its
  *	own, so that kwatchd's crash capture sees real reports.  The last
- *	three oops the writing task.
+ *	three oops the writing task.  "canary": a helper's stray store
+ *	(kwatch_platform_scribble) lands on the stack canary of
+ *	kwatch_platform_smashed(), which half a second later returns into
+ *	the stack protector's panic, naming itself: the only symptom.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/perf_event.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -183,6 +188,42 @@ static noinline void kwatch_platform_null_store(void)
 	asm volatile("movq $0x6b, 0x10" ::: "memory");
 }
 
+/* Not instrumented: a stray store that lands on a canary, not in one of
+ * KASAN's redzones. */
+static noinline void kwatch_platform_scribble(unsigned long *p)
+{
+	asm volatile("movq $0x6b6b6b6b, (%0)" : : "r"(p) : "memory");
+}
+
+/* Where the task's canary is above @p (a scan KASAN must not check). */
+static noinline __no_sanitize_address int kwp_canary_index(const unsigned long *p)
+{
+	int i;
+
+	for (i = 0; i < 64; i++)
+		if (p[i] == current->stack_canary)
+			return i;
+	return -1;
+}
+
+static noinline void kwatch_platform_smashed(void)
+{
+	unsigned long buf[4];
+	int i;
+
+	memset(buf, 0, sizeof(buf));
+	barrier_data(buf);
+	i = kwp_canary_index(buf);
+	if (i < 0) {
+		pr_warn("no stack canary above buf[]\n");
+		return;
+	}
+	kwatch_platform_scribble(&buf[i]);
+	/* The function goes on with its work before it returns. */
+	msleep(500);
+	barrier_data(buf);
+}
+
 static ssize_t kwp_crash_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
@@ -198,6 +239,8 @@ static ssize_t kwp_crash_write(struct file *file, const char __user *ubuf,
 		kwatch_platform_store(0x9ead000000000100UL);
 	else if (sysfs_streq(buf, "null"))
 		kwatch_platform_null_store();
+	else if (sysfs_streq(buf, "canary"))
+		kwatch_platform_smashed();
 	else
 		return -EINVAL;
 	return count;

@@ -657,6 +657,37 @@ static void frame_at_symbol_end(void **state)
 	free(g);
 }
 
+/* The stack protector's panic: the function whose canary was overwritten,
+ * and its module, from the title or a record's panic line. */
+static void stack_protector(void **state)
+{
+	char f[KMSG_NAME_MAX], m[64];
+
+	(void)state;
+	assert_true(kmsg_stack_protector("Kernel panic - not syncing: stack-protector: Kernel stack "
+					 "is corrupted in: kwatch_platform_smashed+0x9c/0xa0 "
+					 "[kwatch_platform]", f, sizeof(f), m, sizeof(m)));
+	assert_string_equal(f, "kwatch_platform_smashed");
+	assert_string_equal(m, "kwatch_platform");
+	assert_true(kmsg_stack_protector("stack-protector: Kernel stack is corrupted in: "
+					 "do_sys_openat2.isra.0+0x1f4/0x300\nCPU: 0 PID: 1 [x]",
+					 f, sizeof(f), m, sizeof(m)));
+	assert_string_equal(f, "do_sys_openat2.isra.0");
+	assert_string_equal(m, "");
+	assert_false(kmsg_stack_protector("Kernel panic - not syncing: Fatal exception", f,
+					  sizeof(f), m, sizeof(m)));
+	assert_false(kmsg_stack_protector(NULL, f, sizeof(f), m, sizeof(m)));
+	assert_false(kmsg_stack_protector("stack-protector: Kernel stack is corrupted in: +0x1/0x2",
+					  f, sizeof(f), m, sizeof(m)));
+	assert_false(kmsg_stack_protector("stack-protector: Kernel stack is corrupted in: 9f+0x1",
+					  f, sizeof(f), m, sizeof(m)));
+	/* A module name that is none: the function alone. */
+	assert_true(kmsg_stack_protector("stack-protector: Kernel stack is corrupted in: g+0x1/0x2 "
+					 "[a b]", f, sizeof(f), m, sizeof(m)));
+	assert_string_equal(f, "g");
+	assert_string_equal(m, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -673,6 +704,7 @@ int main(void)
 		cmocka_unit_test(stack_bug_and_panic),
 		cmocka_unit_test(dedup),
 		cmocka_unit_test(callback_error),
+		cmocka_unit_test(stack_protector),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,6 +27,11 @@
 # fuzz_interrupted event with index 2 and boot previous), pmsg has its start
 # line, and the pack goes on after it: its results say -22, -22,
 # interrupted, -2, -2 (the last two run in the new boot), none run twice.
+# Crash to watch ([triage] stack_protector = watch, t_stack_protector_triage):
+# a stack-protector panic in a module's function, read from pstore after
+# the reboot, makes kwatchd write and arm a canary watch on it once the
+# module is loaded (triage_armed), and the rerun's panic record holds
+# KStackWatch's report naming the corrupting store's function.
 . /opt/kwatch/tests/guest/ktap.sh
 
 SPOOLS=/var/lib/kwatchd/spool
@@ -268,6 +273,85 @@ t_panic_in_pack_paired_after_reboot() {
 		"0 5 -22 1 5 -22 2 5 interrupted 3 5 -2 4 5 -2" || return 1
 	rm -f $CONF/fuzz.d/ppack.conf
 	rm -rf $sp $CRASHES/ppack $KFT/ppack
+}
+
+# Crash to watch ([triage] stack_protector = watch): a function whose only
+# symptom is the stack protector's panic (the platform module's
+# kwatch_platform_smashed: a helper's stray store lands on its canary).
+# First boot: it panics.  Second: kwatchd reads the panic from pstore,
+# writes its triage watch (a crash event, the file in the state
+# directory), which waits for the module and arms on insmod (a
+# triage_armed event, fn=kwatch_platform:kwatch_platform_smashed in
+# /proc/kstackwatch); the rerun is caught, then panics again.  Third: the
+# pstore record of that panic holds KStackWatch's report: a crash event of
+# kind kstackwatch naming the corrupting store's function,
+# kwatch_platform_scribble, and the watched one.
+TRIAGE=/var/lib/kwatchd/triage
+t_stack_protector_triage() {
+	local ev stage
+	stage=$(cat $KEEP/triage-stage 2>/dev/null)
+	if [ -z "${KTAP_AFTER_REBOOT:-}" ]; then
+		mkdir -p $KEEP
+		[ -f $KEEP/kwatchd.conf.orig ] || cp $CONF/kwatchd.conf $KEEP/kwatchd.conf.orig
+		rm -f $CONF/watch.d/*.conf $CONF/wprobe.d/*.conf $CONF/fuzz.d/*.conf
+		rm -rf $TRIAGE
+		printf '[daemon]\npush = /dev/virtio-ports/org.kwatch.events\n[triage]\nstack_protector = watch\n' \
+			>$CONF/kwatchd.conf
+		systemctl restart kwatchd || fail "restart" || return 1
+		[ -d $PLAT ] || insmod $MODDIR/kwatch_platform.ko || fail "insmod kwatch_platform" || return 1
+		echo 1 >$KEEP/triage-stage
+		echo "$(date +%s.%N)" >$KEEP/t3
+		ktap_reboot_expected || return 1
+		echo canary >$PLAT/crash
+		sleep 60
+		fail "no stack-protector panic"
+		return 1
+	fi
+	if [ "$stage" = 1 ]; then
+		echo "rebooted after the stack-protector panic," \
+			"$(awk -v t="$(cat $KEEP/t3)" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - t }')s after it"
+		wait_for 30 test -S /run/kwatchd/events.sock || { fail "kwatchd not up"; diag; return 1; }
+		kwatchctl follow -b -r -t crash -n 1 -i 10 >"$EV"
+		ev=$(events_of crash)
+		echo "$ev" | cut -c1-400
+		echo "$ev" | field panic | grep -q 'stack-protector: Kernel stack is corrupted in: kwatch_platform_smashed' ||
+			{ fail "no crash event with the stack-protector panic"; diag; return 1; }
+		wait_for 10 test -f $TRIAGE/kwatch_platform_smashed.conf || { fail "no triage watch file"; ls -l $TRIAGE; diag; return 1; }
+		cat $TRIAGE/kwatch_platform_smashed.conf
+		kwatchctl status | grep -q 'waiting for its module' || { fail "the triage watch does not wait for its module"; diag; return 1; }
+		follow_start
+		insmod $MODDIR/kwatch_platform.ko || { follow_stop; fail "insmod kwatch_platform"; return 1; }
+		wait_for 10 grep -q '^fn=kwatch_platform:kwatch_platform_smashed' /proc/kstackwatch ||
+			{ follow_stop; fail "not armed: '$(cat /proc/kstackwatch)'"; diag; return 1; }
+		wait_for 10 grep -q '"type":"triage_armed"' "$EV" || { follow_stop; fail "no triage_armed event"; return 1; }
+		follow_stop
+		events_of triage_armed | cut -c1-400
+		events_of triage_armed | grep -q '"reason":"stack-protector: Kernel stack is corrupted in: kwatch_platform_smashed \[kwatch_platform\] (a panic of the previous boot, from pstore)' ||
+			{ fail "triage_armed does not say why"; return 1; }
+		cat /proc/kstackwatch
+		echo 2 >$KEEP/triage-stage
+		echo "$(date +%s.%N)" >$KEEP/t3
+		ktap_reboot_expected || return 1
+		echo canary >$PLAT/crash
+		sleep 60
+		fail "no second stack-protector panic"
+		return 1
+	fi
+	echo "rebooted after the second panic," \
+		"$(awk -v t="$(cat $KEEP/t3)" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - t }')s after it"
+	wait_for 30 test -S /run/kwatchd/events.sock || { fail "kwatchd not up"; diag; return 1; }
+	kwatchctl follow -b -r -t crash -n 2 -i 10 >"$EV"
+	ev=$(events_of crash | grep '"kind":"kstackwatch"')
+	echo "$ev" | cut -c1-500
+	[ -n "$ev" ] || { fail "no KStackWatch report in the second panic's record"; cat "$EV" | cut -c1-300; diag; return 1; }
+	expect_eq "report_source" "$(echo "$ev" | field report_source)" pstore || return 1
+	expect_eq "the corrupting store's function" "$(echo "$ev" | field function)" kwatch_platform_scribble || return 1
+	expect_eq "watched" "$(echo "$ev" | field watched)" kwatch_platform_smashed || return 1
+	# The user removes the triage watch: it goes.
+	rm -f $TRIAGE/kwatch_platform_smashed.conf $KEEP/triage-stage
+	systemctl reload kwatchd
+	cp $KEEP/kwatchd.conf.orig $CONF/kwatchd.conf
+	systemctl restart kwatchd
 }
 
 t_restore() {
