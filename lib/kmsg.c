@@ -414,7 +414,8 @@ static void kasan_line(struct kmsg_report *r, const char *b)
 
 /* config: LINE (the watch's line, as written to /proc/kstackwatch)
  * watched: stack canary of FUNC, depth D, pid P
- * watched: local variable at sp+N of FUNC, depth D, pid P
+ * watched: local variable at sp+N of FUNC, depth D, pid P (FUNC: perhaps
+ *	MODULE:FUNCTION)
  * address: 0xADDR, LEN bytes, written by COMM pid P on CPU C
  * corrupting store: the instruction before FUNC+0xOFF/0xSIZE [module] */
 static void ksw_line(struct kmsg_report *r, const char *b)
@@ -426,8 +427,14 @@ static void ksw_line(struct kmsg_report *r, const char *b)
 		copy(r->watch_line, sizeof(r->watch_line), s, strlen(s));
 	} else if (prefix(b, "watched: ")) {
 		s = strstr(b, " of ");
-		if (s)
-			copy(r->watched, sizeof(r->watched), s + 4, strcspn(s + 4, ", "));
+		if (s) {
+			size_t n = strcspn(s + 4, ", "), m = strcspn(s + 4, ":, ");
+
+			/* A module's function: MODULE:FUNCTION; the function. */
+			if (m < n)
+				s += m + 1, n -= m + 1;
+			copy(r->watched, sizeof(r->watched), s + 4, n);
+		}
 	} else if (prefix(b, "address: ")) {
 		r->has_address = hex_after(b, "address", &r->address);
 		s = strchr(b, ',');

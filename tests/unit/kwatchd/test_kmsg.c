@@ -6,7 +6,8 @@
  * timestamps, test output around the report):
  *	kasan_nested.console       KASAN in overflow_on_nested_buffer
  *	kstackwatch.console        KStackWatch catch of a local variable
- *	kstackwatch_canary.console KStackWatch catch of a stack canary */
+ *	kstackwatch_canary.console KStackWatch catch of a stack canary
+ *	kstackwatch_module.console KStackWatch catch in a module's function */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -244,6 +245,15 @@ static const struct want recorded[] = {
 		"kstackwatch:ksw_watch_fire:canary_test_write:proc_reg_write",
 		{ "ksw_watch_fire", "canary_test_write", "proc_reg_write",
 		  "vfs_write", "ksys_write", "do_syscall_64", "entry_SYSCALL_64_after_hwframe" },
+	}, {
+		/* A module's function watched (MODULE:FUNCTION in the kernel's
+		 * lines): watched is the function. */
+		"kstackwatch_module.console", 1, 0, KMSG_KSTACKWATCH,
+		"KStackWatch: caught stack corruption", "kwum_fill.constprop.0",
+		"kwum_fill.constprop.0+0x1b/0x20", "kwusermod", "kwum_victim",
+		KMSG_ACCESS_WRITE, 8, 0xffff88800a0a7c28, 0, 66,
+		"kstackwatch:kwum_fill.constprop.0:kwum_victim:full_proxy_write",
+		{ "kwum_fill.constprop.0", "kwum_victim", SYSCALL_FRAMES },
 	}, {
 		/* ts: of the cut-here line. */
 		"warning.log", 1, 0, KMSG_WARNING,
