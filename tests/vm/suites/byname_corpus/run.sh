@@ -10,7 +10,9 @@
 # index read once) and written to /proc/kstackwatch: armed when the write
 # succeeds and the kernel shows its probe point; then removed.
 # variable_share: a sample of N named stack variables of vmlinux's
-# functions that have a stack slot in the index (cfa-N, part-N, multi); a
+# functions that have a stack slot in the index (cfa-N, part-N, multi, and
+# in frames the CFA is not at a fixed distance from, sp+N and fp-N; those
+# in KASAN's stack frame among them, lib/asanframe.c); a
 # variable over 8 bytes is watched by its first element or member, as a
 # user would.  Each prints its share and the reasons of the rest, grouped
 # (the kernel's last kstackwatch line or the resolver's message, with
@@ -109,7 +111,7 @@ t_variable_share() {
 	[ -s "$idx" ] || skip "no stack variable index $idx" || return
 	vmlinux_functions >$W/funcs.txt
 	# Top-level variables with a stack slot, of functions in vmlinux.
-	awk '!/^#/ && $2 !~ /[.[]/ && $3 ~ /^(cfa-|part-|multi)/ { print $1, $2 }' "$idx" | sort -u |
+	awk '!/^#/ && $2 !~ /[.[]/ && $3 ~ /^(cfa-|part-|multi|sp\+|fp-)/ { print $1, $2 }' "$idx" | sort -u |
 		join - $W/funcs.txt >$W/var-all.txt
 	echo "$(wc -l <$W/var-all.txt) named stack variables with a stack slot in vmlinux's functions" \
 		"($(awk '!/^#/ && $2 !~ /[.[]/' "$idx" | wc -l) named variables in the index); sampling $N"
