@@ -17,6 +17,7 @@
 
 #include "dwarfvars.h"
 #include "kwatchctl.h"
+#include "module.h"
 #include "stackvars.h"
 #include "util.h"
 
@@ -47,6 +48,34 @@ static int from_elf(struct kw_stackvars *sv, char **elf, int n, const char *func
 	return 0;
 }
 
+/* FUNCTION of a loaded module that no index holds: resolved in the
+ * module's file under /lib/modules/ (its name in @mod). */
+static int from_module(struct kw_stackvars *sv, const char *func, const char *var,
+		       struct kw_svar_watch *w, char *mod, size_t mn, char *err, size_t errlen)
+{
+	char path[4096], why[512];
+	int r;
+
+	r = kw_module_of_function("/proc/kallsyms", func, mod, mn);
+	if (r < 0 || !mod[0])
+		return -ENOENT;	/* the index's reason stands */
+	r = kw_module_find(mod, path, sizeof(path), why, sizeof(why));
+	if (r < 0) {
+		snprintf(err, errlen, "%.100s is module %.56s's: %.280s (or give its .ko with -e)",
+			 func, mod, why);
+		return r;
+	}
+	kw_stackvars_free(sv);
+	memset(sv, 0, sizeof(*sv));
+	r = kw_dwarf_stackvars(path, func, sv, why, sizeof(why));
+	if (r < 0) {
+		snprintf(err, errlen, "%s", why);
+		return r;
+	}
+	kw_stackvars_sort(sv);
+	return kw_stackvars_resolve(sv, func, var, w, err, errlen);
+}
+
 static void resolve_usage(void)
 {
 	fprintf(stderr,
@@ -55,7 +84,9 @@ static void resolve_usage(void)
 		"       kwatchctl resolve -b [-e ELF]... [-x INDEX] [-d DEPTH] <PAIRS\n"
 		"  VARIABLE: NAME, then .MEMBER and [INDEX] steps (buf[2], req.len); none or\n"
 		"  'canary' for the stack canary.  From the DWARF of each ELF (vmlinux, a .ko),\n"
-		"  else from INDEX (default /usr/lib/kwatch/stackvars/RELEASE).  The line\n"
+		"  else from INDEX (default /usr/lib/kwatch/stackvars/RELEASE), else, for\n"
+		"  a loaded module's function, from its .ko under /lib/modules.  A module's\n"
+		"  function (a .ko given alone, or found so) is named MODULE:FUNCTION.  The line\n"
 		"  leaves the probe point to the kernel; -a OFFSET (with -e) arms after the\n"
 		"  instruction at FUNCTION+OFFSET instead and prints the v4 line, the stack\n"
 		"  pointer's distance to the CFA there from the call frame information.\n"
@@ -155,7 +186,7 @@ int kwc_resolve(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{}
 	};
-	char *elf[MAX_ELF], index[256] = "", err[512], line[1024], note[512] = "";
+	char *elf[MAX_ELF], index[256] = "", err[512], line[1024], note[512] = "", mod[64] = "";
 	char *after_file = NULL;
 	unsigned int after_line = 0;
 	struct kw_stackvars sv = {};
@@ -235,6 +266,13 @@ int kwc_resolve(int argc, char **argv)
 	t1 = now();
 	r = kw_stackvars_resolve(&sv, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL,
 				 &w, err, sizeof(err));
+	/* Not in the index: a loaded module's (one built out of tree), from
+	 * its file under /lib/modules. */
+	if (r == -ENOENT && !nelf)
+		r = from_module(&sv, argv[optind], optind + 1 < argc ? argv[optind + 1] : NULL,
+				&w, mod, sizeof(mod), err, sizeof(err));
+	else if (nelf == 1 && kw_module_name_of(elf[0], mod, sizeof(mod)) < 0)
+		mod[0] = '\0';
 	t2 = now();
 	if (r == 0 && after_file) {
 		/* The point from the line table and the control flow; what it
@@ -249,6 +287,16 @@ int kwc_resolve(int argc, char **argv)
 			r = -ERANGE;
 		}
 		has_at = r == 0;
+	}
+	/* A module's function: MODULE:FUNCTION, that module's only. */
+	if (r == 0 && mod[0] && strlen(mod) + strlen(w.func) + 1 < sizeof(w.func)) {
+		char f[sizeof(w.func)];
+		size_t ml = strlen(mod);
+
+		memcpy(f, mod, ml);
+		f[ml] = ':';
+		strcpy(f + ml + 1, w.func);
+		strcpy(w.func, f);
 	}
 	if (r == 0 && has_at)
 		r = v4_line(elf[0], &w, at, depth, line, sizeof(line), err, sizeof(err));
