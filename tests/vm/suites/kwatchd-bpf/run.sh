@@ -378,6 +378,9 @@ t_module_by_name() {
 	sleep 1
 	modprobe kwusermod || { follow_stop; fail "modprobe kwusermod"; return 1; }
 	wait_for 10 um_armed || { follow_stop; fail "not armed after modprobe: '$(cat $KSW)'"; return 1; }
+	# kwatchctl resolve finds it the same way, without -e.
+	expect_eq "kwatchctl resolve of a loaded module's function" \
+		"$(kwatchctl resolve kwum_victim 'table[5]')" "$(sed 's/ # .*//' $KSW)" || { follow_stop; return 1; }
 	echo 5 >/sys/kernel/debug/kwusermod/run
 	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"catch\"' $EV) -ge 5 ]"
 	follow_stop
