@@ -401,6 +401,14 @@ static void settings(void **state)
 	assert_int_equal(kw_settings_parse("[capture]\npmsg = no\n", &s, &line, reason,
 					   sizeof(reason)), 0);
 	assert_string_equal(s.pmsg, "");
+	/* [triage] stack_protector: watch or no, off by default. */
+	assert_false(s.triage_stack_protector);
+	assert_int_equal(kw_settings_parse("[triage]\nstack_protector = watch\n", &s, &line, reason,
+					   sizeof(reason)), 0);
+	assert_true(s.triage_stack_protector);
+	assert_int_not_equal(kw_settings_parse("[triage]\nstack_protector = yes\n", &s, &line,
+					       reason, sizeof(reason)), 0);
+	assert_non_null(strstr(reason, "stack_protector: want watch or no, got 'yes'"));
 }
 
 /* A value of @k other than its default, for edit_applies_or_pends(). */
@@ -432,6 +440,9 @@ static void other_value(const struct kw_setting_key *k, const struct kw_settings
 		break;
 	case KW_KEY_JOURNAL:
 		snprintf(v, n, "none");
+		break;
+	case KW_KEY_TRIAGE:
+		snprintf(v, n, "%s", *(const bool *)field ? "no" : "watch");
 		break;
 	}
 }
