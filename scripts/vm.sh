@@ -32,7 +32,9 @@ VM_QEMU=${KWATCH_QEMU:-qemu-system-x86_64}
 # All default suites in one boot took 1553 s in the CI-like run of 5cbd336;
 # kfuzztest's guided-against-random benchmark adds some 400 s.
 VM_TIMEOUT=${KWATCH_VM_TIMEOUT:-2700}
-VM_MAX_BOOTS=5
+# The default suites' run boots 6 times: kwatchd-panic panics the kernel
+# five times (three fuzz inputs, and the stack-protector triage twice).
+VM_MAX_BOOTS=8
 # The guest's RAM file: /dev/shm when it has room for it (a container's
 # 64 MiB one does not), else the runs directory.
 RAM_DIR=${KWATCH_RAM_DIR:-/dev/shm}
