@@ -122,9 +122,9 @@ int kw_module_find(const char *name, char *path, size_t n, char *why, size_t why
 	return r;
 }
 
-/* The GNU build id of the notes in @buf (a module's note file, or the
- * data of an ELF note section): its length, or 0. */
-static size_t note_build_id(Elf *elf, Elf_Data *data, unsigned char *id, size_t max)
+/* The GNU build id among the notes in @data (a module's note file, or an
+ * ELF note section): its length, or 0. */
+static size_t note_build_id(Elf_Data *data, unsigned char *id, size_t max)
 {
 	size_t off = 0, name_off, desc_off;
 	GElf_Nhdr nh;
@@ -137,7 +137,6 @@ static size_t note_build_id(Elf *elf, Elf_Data *data, unsigned char *id, size_t 
 			return nh.n_descsz;
 		}
 	}
-	(void)elf;
 	return 0;
 }
 
@@ -164,7 +163,7 @@ static int file_build_id(const char *path, unsigned char *id, size_t max)
 			continue;
 		data = elf_getdata(scn, NULL);
 		if (data)
-			len = note_build_id(elf, data, id, max);
+			len = note_build_id(data, id, max);
 	}
 	elf_end(elf);
 	return len;
@@ -187,7 +186,7 @@ static int loaded_build_id(const char *sysfs, const char *name, unsigned char *i
 	data.d_buf = buf;
 	data.d_size = len;
 	data.d_align = 4;
-	return note_build_id(NULL, &data, id, max);
+	return note_build_id(&data, id, max);
 }
 
 static void hex(const unsigned char *id, size_t n, char *out)
