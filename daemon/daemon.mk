@@ -76,7 +76,8 @@ $(B)/daemon/kwatchctl: $(call OBJ,$(KWCTL_SRCS)) $(B)/lib/libkw.a
 # A host test links, beside its own file, the sanitizers' objects of what it
 # tests (SAN_OBJ, compiled once) and the library's flavour with the
 # sanitizers, rather than compiling them all again.
-KWD_TEST_DEPS := $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h
+KWD_TEST_DEPS := $(KWD_HDRS) tests/unit/kwatchd/tmpdir.h tests/unit/kwatchd/fake_kwd.h \
+	tests/unit/srcline.h
 # kwd_unit NAME, OBJECTS beside the library[, LDFLAGS]
 define kwd_unit
 $(B)/unit/kwatchd/test_$(1): tests/unit/kwatchd/test_$(1).c $(2) $(B)/san/libkw.a $(KWD_TEST_DEPS)
@@ -152,7 +153,7 @@ $(B)/unit/kwatchctl/asan-O2-fp: tests/unit/kwatchctl/asan.c
 	@mkdir -p $(@D)
 	$(CC) $(KWC_ASAN_FLAGS) -fno-omit-frame-pointer $(WARN) -o $@ $<
 $(B)/unit/kwatchctl/test_stackvars: tests/unit/kwatchctl/test_stackvars.c \
-		$(B)/san/libkw.a $(KWCTL_HDRS) $(KWC_FIXTURES) \
+		$(B)/san/libkw.a $(KWCTL_HDRS) tests/unit/srcline.h $(KWC_FIXTURES) \
 		$(B)/unit/kwatchctl/clones-O2 $(B)/unit/kwatchctl/lines-O2 \
 		$(B)/unit/kwatchctl/lines-O2-fp $(B)/daemon/kwatchctl \
 		$(B)/unit/kwatchctl/asan-O2 $(B)/unit/kwatchctl/asan-O2-fp

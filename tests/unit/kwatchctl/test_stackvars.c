@@ -20,6 +20,7 @@
 #include "kwatchctl.h"
 #include "stackvars.h"
 #include "x86insn.h"
+#include "../srcline.h"
 
 static const char *const fixtures[] = { KW_FIXTURES };
 
@@ -455,26 +456,6 @@ static void kernel_line(void **state)
 
 
 /* --- the point after a source line (resolve --after) --- */
-
-/* The number of the line of @src holding @needle (a marker, "@for"). */
-static unsigned int src_line(const char *src, const char *needle)
-{
-	char buf[512];
-	unsigned int n = 0;
-	FILE *f = fopen(src, "r");
-
-	assert_non_null(f);
-	while (fgets(buf, sizeof(buf), f)) {
-		n++;
-		if (strstr(buf, needle)) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail_msg("%s: no line with '%s'", src, needle);
-	return 0;
-}
 
 static int line_point(const char *elf, const char *func, const char *file, unsigned int line,
 		      unsigned long *off, char *err, size_t errlen)

@@ -22,6 +22,7 @@
 #include "ksw.h"
 #include "module.h"
 #include "tmpdir.h"
+#include "../srcline.h"
 
 static void put(const char *path, const char *text)
 {
@@ -273,31 +274,11 @@ static void keys(void **state)
 #undef WATCH
 }
 
-/* The line of @src that holds @marker. */
-static unsigned int line_of(const char *src, const char *marker)
-{
-	char buf[512];
-	unsigned int n = 0;
-	FILE *f = fopen(src, "r");
-
-	assert_non_null(f);
-	while (fgets(buf, sizeof(buf), f)) {
-		n++;
-		if (strstr(buf, marker)) {
-			fclose(f);
-			return n;
-		}
-	}
-	fclose(f);
-	fail_msg("no %s in %s", marker, src);
-	return 0;
-}
-
 /* after = FILE:LINE: the v4 line at the point past the loop that fills
  * the array, the variable's offset from the stack pointer there. */
 static void after_line(void **state)
 {
-	unsigned int body = line_of(KW_LINES_SRC, "@body");
+	unsigned int body = src_line(KW_LINES_SRC, "@body");
 	char why[512] = "", err[512], line[256], want[256];
 	struct ksw_vars vars = {};
 	unsigned long at, so;
