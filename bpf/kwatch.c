@@ -48,7 +48,7 @@ struct kwb_prog_info {
 /* Records handled at one wakeup (kwbpf_poll). */
 #define KWBPF_BATCH 256
 /* Catches whose way to the socket is timed (the status's "catch_path_us"). */
-#define KWBPF_CATCH_SAMPLES 32
+#define KWBPF_CATCH_SAMPLES 64
 
 struct kwbpf {
 	struct kwd *d;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,14 @@ static void emit_how(struct kwd *d, json_object *ev, bool keep, bool urgent,
 		server_flush_queued(&d->srv);
 		if (written)
 			written(arg);
+		/*
+		 * A socket write wakes its reader "sync": on this CPU, behind
+		 * the writer, until the writer sleeps or the tick preempts it
+		 * (4 ms at HZ=250), and the journal's send and the report's
+		 * kmsg lines come next.  Let the reader have the CPU now: a
+		 * catch is rare, its reader is waiting for it.
+		 */
+		sched_yield();
 	}
 	if (journal) {
 		r = kw_journal_send(&d->ectx, kept, seq);

@@ -38,7 +38,9 @@ struct follow {
 	uint64_t events, lost_records, lost_events, gaps, last_seq, matched;
 	double t_first, t_last;
 	/* -S: receipt time minus the event's kernel_ns (BPF events carry the
-	 * CLOCK_MONOTONIC time of their record), in ns */
+	 * CLOCK_MONOTONIC time of their record), in ns; received is when the
+	 * read that brought the line returned, before its parsing */
+	uint64_t received_ns;
 	uint64_t *lat;
 	size_t n_lat, cap_lat;
 };
@@ -181,9 +183,17 @@ static bool type_wanted(const struct follow *f, const char *type)
 	return false;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static void add_latency(struct follow *f, uint64_t ktime_ns)
 {
-	uint64_t now = (uint64_t)(now_s() * 1e9);
+	uint64_t now = f->received_ns;
 
 	if (ktime_ns > now || f->n_lat == LAT_MAX)
 		return;
@@ -302,6 +312,7 @@ static int follow(int fd, struct follow *f)
 		if (r == 0)
 			break;	/* idle: done */
 		n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		f->received_ns = now_ns();
 		if (n == 0 && f->input && len > 0) {
 			/* A file that ends without a newline: its last line. */
 			buf[len] = '\0';
