@@ -57,12 +57,25 @@ $(B)/unit/kfuzztest_bridge: tests/unit/kfuzztest-bridge.sh tests/unit/check.sh $
 UNIT_TESTS += $(B)/unit/kfuzztest_bridge
 
 # kfuzztest-list: the targets, constraints and annotations recorded in a
-# built vmlinux (host tool, libelf).  The image carries its listing of the
+# built vmlinux or module (host tool, libelf).  The image carries its listing of the
 # kernel it boots, for the kfuzztest suite to compare with debugfs.
 
 $(B)/host/kfuzztest-list: tests/host/kfuzztest-list.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lelf
+
+# Its host test on a module (.ko) of records compiled in the test, and on
+# the same records linked as a vmlinux; the tool built with the sanitizers.
+$(B)/unit/kfuzztest_list_ko: tests/unit/kfuzztest-list-ko.sh tests/unit/check.sh \
+		tests/host/kfuzztest-list.c
+	@mkdir -p $(@D)/kfuzztest-list-ko.d
+	$(CC) $(CFLAGS) $(WARN) $(SAN) -o $(@D)/kfuzztest-list-ko.d/kfuzztest-list \
+		tests/host/kfuzztest-list.c -lelf
+	sed -e 's|@KLIST@|$(CURDIR)/$(@D)/kfuzztest-list-ko.d/kfuzztest-list|' \
+		-e 's|@TOP@|$(CURDIR)|' $< >$@
+	chmod +x $@
+
+UNIT_TESTS += $(B)/unit/kfuzztest_list_ko
 
 $(B)/guest/opt/kwatch/kfuzztest-targets.txt: $(B)/host/kfuzztest-list FORCE | modules
 	@mkdir -p $(@D)
