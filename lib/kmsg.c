@@ -746,3 +746,207 @@ bool kmsg_stack_protector(const char *text, char *func, size_t n, char *mod, siz
 	}
 	return true;
 }
+
+/* --- KASAN's stack frame ------------------------------------------------------ */
+
+/* The next line of *s into buf: its message (prefix off, leading spaces
+ * skipped) in *msg, NULL for a line a process wrote; *s moves past it.
+ * False at the end of the text. */
+static bool next_msg(const char **s, char *buf, size_t n, const char **msg)
+{
+	size_t len = strcspn(*s, "\n");
+	const char *m;
+
+	if (!**s)
+		return false;
+	copy(buf, n, *s, len && (*s)[len - 1] == '\r' ? len - 1 : len);
+	*s += len + ((*s)[len] == '\n');
+	m = kmsg_strip(buf, NULL, NULL);
+	*msg = m ? skip_spaces(m) : NULL;
+	return true;
+}
+
+/* The first line from *s on that starts with p: what follows p. */
+static bool find_msg(const char **s, char *buf, size_t n, const char *p, const char **rest)
+{
+	const char *m;
+
+	while (next_msg(s, buf, n, &m))
+		if (m && prefix(m, p)) {
+			*rest = m + strlen(p);
+			return true;
+		}
+	return false;
+}
+
+/* The next line, which must start with p: what follows p. */
+static bool expect_msg(const char **s, char *buf, size_t n, const char *p, const char **rest)
+{
+	const char *m;
+
+	if (!next_msg(s, buf, n, &m) || !m || !prefix(m, p))
+		return false;
+	*rest = m + strlen(p);
+	return true;
+}
+
+/* s is spaces, or empty. */
+static bool only_spaces(const char *s)
+{
+	return !*skip_spaces(s);
+}
+
+/* s starts with p, and nothing follows it but spaces. */
+static bool is_tail(const char *s, const char *p)
+{
+	return prefix(s, p) && only_spaces(s + strlen(p));
+}
+
+/* 1 to 16 hex digits at *s, which is moved past them. */
+static bool hex_digits(const char **s)
+{
+	const char *p = *s;
+
+	while (isxdigit((unsigned char)*p) && p - *s < 16)
+		p++;
+	if (p == *s || isxdigit((unsigned char)*p))
+		return false;
+	*s = p;
+	return true;
+}
+
+/* "T/PID": a task's name and its PID. */
+static bool task_pid_ok(const char *s)
+{
+	const char *slash = strrchr(s, '/');
+	uint64_t pid;
+
+	if (!slash)
+		return false;
+	s = slash + 1;
+	return num(&s, &pid) && only_spaces(s);
+}
+
+/* %pS of the frame's function: FUNC+0xOFF/0xSIZE, then " [MODULE]" (or
+ * " [MODULE BUILD_ID]") when a module's. */
+static bool frame_function(const char *l, char *func, size_t n, char *mod, size_t mn)
+{
+	const char *e;
+	size_t len;
+
+	for (e = l; isalnum((unsigned char)*e) || *e == '_' || *e == '.'; e++)
+		;
+	len = e - l;
+	if (!len || len >= n || len > KMSG_NAME_MAX - 1 ||
+	    !(isalpha((unsigned char)*l) || *l == '_'))
+		return false;
+	if (!prefix(e, "+0x"))
+		return false;
+	e += 3;
+	if (!hex_digits(&e) || !prefix(e, "/0x"))
+		return false;
+	e += 3;
+	if (!hex_digits(&e))
+		return false;
+	copy(func, n, l, len);
+	if (only_spaces(e))
+		return true;
+	if (!prefix(e, " ["))
+		return false;
+	e += 2;
+	len = strcspn(e, " ]");
+	if (!len || len >= mn || len > 55 || !e[len])
+		return false;
+	copy(mod, mn, e, len);
+	if (!kw_ident_ok(mod, 55, ""))
+		return false;
+	e = strchr(e + len, ']');
+	return e && only_spaces(e + 1);
+}
+
+/* "[START, END) 'NAME'" (NAME cut at a ':LINE' suffix): @name is "" when
+ * NAME does not fit in @n. */
+static bool frame_object(const char *l, uint64_t *start, uint64_t *end, char *name, size_t n)
+{
+	const char *q;
+	size_t len;
+
+	if (*l++ != '[' || !num(&l, start) || !prefix(l, ", "))
+		return false;
+	l += 2;
+	if (!num(&l, end) || !prefix(l, ") '") || *end < *start)
+		return false;
+	l += 3;
+	q = strchr(l, '\'');
+	if (!q || !only_spaces(q + 1))
+		return false;
+	len = strcspn(l, ":'");
+	if (len >= n)
+		len = 0;
+	copy(name, n, l, len);
+	return true;
+}
+
+bool kmsg_kasan_stack(const char *text, char *func, size_t n, char *var, size_t vn, char *mod,
+		      size_t mn)
+{
+	char line[KMSG_LINE_MAX], name[KMSG_VAR_MAX];
+	char in[KMSG_VAR_MAX] = "", below[KMSG_VAR_MAX] = "", above[KMSG_VAR_MAX] = "";
+	uint64_t off, objs, i, start, end, below_end = 0, above_start = 0;
+	bool has_in = false, has_below = false, has_above = false;
+	const char *s = text, *l, *pick;
+
+	*func = *var = *mod = '\0';
+	if (!text || !find_msg(&s, line, sizeof(line), KMSG_KASAN_STACK, &l) ||
+	    !find_msg(&s, line, sizeof(line), "The buggy address belongs to stack of task ", &l) ||
+	    !task_pid_ok(l))
+		return false;
+	/* kasan_print_address_stack_frame(): its lines one after the other. */
+	if (!expect_msg(&s, line, sizeof(line), "and is located at offset ", &l) ||
+	    !num(&l, &off) || !is_tail(l, " in frame:"))
+		return false;
+	if (!expect_msg(&s, line, sizeof(line), "", &l) || !frame_function(l, func, n, mod, mn))
+		goto fail;
+	/* A blank line, then print_decoded_frame_descr()'s. */
+	do {
+		if (!next_msg(&s, line, sizeof(line), &l) || !l)
+			goto fail;
+	} while (!*l);
+	if (!prefix(l, "This frame has "))
+		goto fail;
+	l += strlen("This frame has ");
+	if (!num(&l, &objs) || !objs || objs > KMSG_OBJECTS_MAX ||
+	    !is_tail(l, objs == 1 ? " object:" : " objects:"))
+		goto fail;
+	for (i = 0; i < objs; i++) {
+		if (!expect_msg(&s, line, sizeof(line), "", &l) ||
+		    !frame_object(l, &start, &end, name, sizeof(name)))
+			goto fail;
+		if (start <= off && off < end) {
+			if (!has_in)
+				strcpy(in, name);
+			has_in = true;
+		} else if (end <= off) {
+			/* An overflow past its end: the nearest below. */
+			if (!has_below || end > below_end) {
+				strcpy(below, name);
+				below_end = end;
+			}
+			has_below = true;
+		} else if (!has_above || start < above_start) {
+			/* An underflow: the first above. */
+			strcpy(above, name);
+			has_above = true;
+			above_start = start;
+		}
+	}
+	pick = has_in ? in : has_below ? below : above;
+	if (!kw_ident_ok(pick, KMSG_VAR_MAX - 1, "") || isdigit((unsigned char)*pick) ||
+	    strlen(pick) >= vn)
+		goto fail;
+	strcpy(var, pick);
+	return true;
+fail:
+	*func = *var = *mod = '\0';
+	return false;
+}

@@ -166,4 +166,23 @@ int kmsg_dedup_seen(struct kmsg_dedup *d, const char *key);
 #define KMSG_STACK_PROTECTOR "stack-protector: Kernel stack is corrupted in: "
 bool kmsg_stack_protector(const char *text, char *func, size_t n, char *mod, size_t mn);
 
+/* A KASAN stack-out-of-bounds report, whole (@text: its lines joined with
+ * '\n', each with or without its /dev/kmsg, console or pstore prefix):
+ * from the frame that generic KASAN describes after "The buggy address
+ * belongs to stack of task T/PID",
+ *	 and is located at offset OFF in frame:
+ *	 FUNC+0x0/0xSIZE [MODULE]
+ *	This frame has N objects:
+ *	 [START, END) 'NAME'
+ * the function (@func), its module (@mod, "" for vmlinux) and the local
+ * next to the bad access (@var): the object whose [START, END) holds OFF,
+ * else the nearest one that ends at or before OFF (an overflow past its
+ * end), else the first one after OFF (an underflow).  False if @text is no
+ * such report, lacks the frame, or has anything unexpected in it. */
+#define KMSG_KASAN_STACK "BUG: KASAN: stack-out-of-bounds in "
+#define KMSG_VAR_MAX	64		/* a local's name as KASAN prints it, NUL included */
+#define KMSG_OBJECTS_MAX 256		/* objects of a frame, at most */
+bool kmsg_kasan_stack(const char *text, char *func, size_t n, char *var, size_t vn, char *mod,
+		      size_t mn);
+
 #endif

@@ -3,7 +3,9 @@
  * kmsg_strip() and kmsg_feed() (the whole input as one /dev/kmsg record
  * too), every report into the dedup table; then the input as a pstore
  * record split into its panic and that panic's cause.  Whatever the bytes,
- * reports keep to their bounds and their strings end. */
+ * reports keep to their bounds and their strings end, and so do the crash
+ * to watch parsers' names (kmsg_stack_protector(), kmsg_kasan_stack()) of
+ * each report. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,25 @@
 static void check_str(const char *s, size_t n)
 {
 	if (!memchr(s, '\0', n))
+		abort();
+}
+
+/* What triage takes from a report: names that end, found or not. */
+static void check_triage(const struct kmsg_report *r)
+{
+	char func[KMSG_NAME_MAX], var[KMSG_VAR_MAX], mod[64];
+	bool found;
+
+	found = kmsg_stack_protector(r->title, func, sizeof(func), mod, sizeof(mod));
+	check_str(func, sizeof(func));
+	check_str(mod, sizeof(mod));
+	if (found && !func[0])
+		abort();
+	found = kmsg_kasan_stack(r->text, func, sizeof(func), var, sizeof(var), mod, sizeof(mod));
+	check_str(func, sizeof(func));
+	check_str(var, sizeof(var));
+	check_str(mod, sizeof(mod));
+	if (found ? !func[0] || !var[0] : func[0] || var[0] || mod[0])
 		abort();
 }
 
@@ -38,6 +59,7 @@ static int check(const struct kmsg_report *r, void *userdata)
 		check_str(r->frames[i], sizeof(r->frames[i]));
 	if (kmsg_dedup_seen(userdata, r->key) < 1)
 		abort();
+	check_triage(r);
 	return 0;
 }
 

@@ -698,6 +698,226 @@ static void stack_protector(void **state)
 	assert_string_equal(m, "");
 }
 
+/* A KASAN stack-out-of-bounds report of the 6.1 guest's kernel, as
+ * mm/kasan/report.c and report_generic.c print it: the title, the access,
+ * the dump, then the frame (kasan_print_address_stack_frame()) at offset
+ * @off of @frame, whose objects are @objs. */
+#define STACK_OOB_HEAD \
+	SEP "\n" \
+	"BUG: KASAN: stack-out-of-bounds in kwatch_platform_stack_oob+0x6a/0xc0 " \
+	"[kwatch_platform]\n" \
+	"Write of size 1 at addr ffffc900003b7c68 by task sh/123\n" \
+	"\n" \
+	"CPU: 0 PID: 123 Comm: sh Tainted: G           O     N 6.1.192-kwatch+ #20 \n" \
+	"Hardware name: QEMU Standard PC (Q35 + ICH9, 2009), BIOS 1.16.2-debian-1.16.2-1 " \
+	"04/01/2014\n" \
+	"Call Trace:\n" \
+	" <TASK>\n" \
+	" dump_stack_lvl+0x33/0x42\n" \
+	" print_report+0x193/0x4a3\n" \
+	" ? kwatch_platform_stack_oob+0x6a/0xc0 [kwatch_platform]\n" \
+	" kasan_report+0xc5/0xf0\n" \
+	" ? kwatch_platform_stack_oob+0x6a/0xc0 [kwatch_platform]\n" \
+	" kwatch_platform_stack_oob+0x6a/0xc0 [kwatch_platform]\n" \
+	" kwp_kasan_write+0x5c/0x90 [kwatch_platform]\n" \
+	" full_proxy_write+0x82/0xb0\n" \
+	" vfs_write+0x167/0x610\n" \
+	" ksys_write+0xc6/0x160\n" \
+	" do_syscall_64+0x3c/0x90\n" \
+	" entry_SYSCALL_64_after_hwframe+0x4b/0xb5\n" \
+	"RIP: 0033:0x7f52d5590350\n" \
+	" </TASK>\n" \
+	"\n"
+#define STACK_OOB_TAIL \
+	"\n" \
+	"The buggy address belongs to a 4-page vmalloc region starting at 0xffffc900003b4000 " \
+	"allocated at kernel_clone+0xd4/0x450\n" \
+	"The buggy address belongs to the physical page:\n" \
+	"page:000000004c77c348 refcount:1 mapcount:0 mapping:0000000000000000 index:0x0 " \
+	"pfn:0x6956\n" \
+	"flags: 0x100000000000000(node=0|zone=1)\n" \
+	"page dumped because: kasan: bad access detected\n" \
+	"\n" \
+	"Memory state around the buggy address:\n" \
+	" ffffc900003b7b00: 00 00 00 00 00 00 00 00 00 00 00 00 f1 f1 f1 f1\n" \
+	">ffffc900003b7c00: 00 f2 f2 f2 04 f3 f3 f3 00 00 00 00 00 00 00 00\n" \
+	"                   ^\n" \
+	SEP "\n"
+#define STACK_OOB_OBJS "This frame has 2 objects:\n [32, 40) 'buf'\n [64, 68) 'val:12'\n"
+
+static char *stack_oob(const char *off, const char *frame, const char *objs)
+{
+	static char text[8192];
+	int len;
+
+	len = snprintf(text, sizeof(text), STACK_OOB_HEAD
+		       "The buggy address belongs to stack of task sh/123\n"
+		       " and is located at offset %s in frame:\n"
+		       " %s\n"
+		       "\n"
+		       "%s" STACK_OOB_TAIL, off, frame, objs);
+	assert_true(len > 0 && (size_t)len < sizeof(text));
+	return text;
+}
+
+#define STACK_OOB_FRAME "kwatch_platform_stack_oob+0x0/0xc0 [kwatch_platform]"
+
+/* kmsg_kasan_stack() on @text: true with @func, @var and @mod. */
+static void kasan_stack_is(const char *text, const char *func, const char *var, const char *mod)
+{
+	char f[KMSG_NAME_MAX], v[KMSG_VAR_MAX], m[64];
+
+	if (!kmsg_kasan_stack(text, f, sizeof(f), v, sizeof(v), m, sizeof(m)))
+		fail_msg("no frame found in:\n%s", text);
+	assert_string_equal(f, func);
+	assert_string_equal(v, var);
+	assert_string_equal(m, mod);
+}
+
+static void kasan_stack_none(const char *text)
+{
+	char f[KMSG_NAME_MAX], v[KMSG_VAR_MAX], m[64];
+
+	if (kmsg_kasan_stack(text, f, sizeof(f), v, sizeof(v), m, sizeof(m)))
+		fail_msg("%s %s [%s] found in:\n%s", f, v, m, text ? text : "(null)");
+	assert_string_equal(f, "");
+	assert_string_equal(v, "");
+	assert_string_equal(m, "");
+}
+
+/* Each line of @text with a console timestamp, or as a /dev/kmsg record. */
+static char *prefixed(const char *text, bool kmsg)
+{
+	static char out[16384];
+	size_t o = 0;
+	const char *s;
+	unsigned int i = 0;
+	int len;
+
+	for (s = text; *s; s += strcspn(s, "\n"), s += *s == '\n', i++) {
+		len = kmsg ? snprintf(out + o, sizeof(out) - o, "3,%u,42%06u,-;%.*s\n", 100 + i, i,
+				      (int)strcspn(s, "\n"), s) :
+			     snprintf(out + o, sizeof(out) - o, "[   42.%06u] %.*s\n", i,
+				      (int)strcspn(s, "\n"), s);
+		assert_true(len > 0 && (size_t)len < sizeof(out) - o);
+		o += len;
+	}
+	return out;
+}
+
+/*
+ * A KASAN stack-out-of-bounds report: the frame's function, its module and
+ * the local next to the bad access; the report as kwatchd keeps it (a
+ * crash's text), or with each line's console or /dev/kmsg prefix.
+ */
+static void kasan_stack(void **state)
+{
+	char f[KMSG_NAME_MAX], v[KMSG_VAR_MAX], m[64], *text, *p;
+	struct got *g;
+
+	(void)state;
+	/* Past the end of buf, [32, 40): buf overflowed. */
+	text = stack_oob("40", STACK_OOB_FRAME, STACK_OOB_OBJS);
+	kasan_stack_is(text, "kwatch_platform_stack_oob", "buf", "kwatch_platform");
+	kasan_stack_is(prefixed(text, false), "kwatch_platform_stack_oob", "buf",
+		       "kwatch_platform");
+	kasan_stack_is(prefixed(text, true), "kwatch_platform_stack_oob", "buf",
+		       "kwatch_platform");
+	/* Through the parser, as kwatchd-crash.c has the report. */
+	g = parse(prefixed(text, false));
+	assert_int_equal(g->n, 1);
+	assert_int_equal(g->r[0].kind, KMSG_KASAN);
+	kasan_stack_is(g->r[0].text, "kwatch_platform_stack_oob", "buf", "kwatch_platform");
+	free(g);
+	g = parse(prefixed(text, true));
+	assert_int_equal(g->n, 1);
+	kasan_stack_is(g->r[0].text, "kwatch_platform_stack_oob", "buf", "kwatch_platform");
+	free(g);
+	/* In the redzone between them: still buf's overflow. */
+	kasan_stack_is(stack_oob("50", STACK_OOB_FRAME, STACK_OOB_OBJS),
+		       "kwatch_platform_stack_oob", "buf", "kwatch_platform");
+	/* Inside val, [64, 68): gcc's ":12" is not the name's. */
+	kasan_stack_is(stack_oob("65", STACK_OOB_FRAME, STACK_OOB_OBJS),
+		       "kwatch_platform_stack_oob", "val", "kwatch_platform");
+	/* Past val, the last one. */
+	kasan_stack_is(stack_oob("68", STACK_OOB_FRAME, STACK_OOB_OBJS),
+		       "kwatch_platform_stack_oob", "val", "kwatch_platform");
+	/* Before buf, the first: an underflow of buf. */
+	kasan_stack_is(stack_oob("16", STACK_OOB_FRAME, STACK_OOB_OBJS),
+		       "kwatch_platform_stack_oob", "buf", "kwatch_platform");
+	/* Objects in any order; the nearest below wins. */
+	kasan_stack_is(stack_oob("70", STACK_OOB_FRAME, "This frame has 3 objects:\n"
+				 " [64, 68) 'val'\n [32, 40) 'buf'\n [96, 104) 'p'\n"),
+		       "kwatch_platform_stack_oob", "val", "kwatch_platform");
+	/* One object; vmlinux's function, a clone; a module's with its build ID. */
+	kasan_stack_is(stack_oob("48", "do_sys_openat2.isra.0+0x0/0x300",
+				 "This frame has 1 object:\n [32, 48) 'how'\n"),
+		       "do_sys_openat2.isra.0", "how", "");
+	kasan_stack_is(stack_oob("32", "f+0x0/0x10 [m 0123456789abcdef]",
+				 "This frame has 1 object:\n [32, 48) 'x_1'\n"), "f", "x_1", "m");
+
+	/* No frame: KASAN could not read it (an internal error), or it has
+	 * no description of its objects; no stack block at all. */
+	kasan_stack_none(STACK_OOB_HEAD "The buggy address belongs to stack of task sh/123\n"
+			 "KASAN internal error: frame info validation failed; invalid marker: 0\n"
+			 STACK_OOB_TAIL);
+	kasan_stack_none(STACK_OOB_HEAD "The buggy address belongs to stack of task sh/123\n"
+			 " and is located at offset 40 in frame:\n"
+			 " " STACK_OOB_FRAME "\n" STACK_OOB_TAIL);
+	kasan_stack_none(STACK_OOB_HEAD STACK_OOB_TAIL);
+	/* Not a stack-out-of-bounds report: a slab one (the guest's), or one
+	 * with another title before the same frame. */
+	text = fixture("kasan_module.log");
+	kasan_stack_none(text);
+	free(text);
+	text = stack_oob("40", STACK_OOB_FRAME, STACK_OOB_OBJS);
+	p = strstr(text, "stack-out-of-bounds");
+	memcpy(p, "slab", 4);
+	memmove(p + 4, p + 5, strlen(p + 5) + 1);
+	assert_non_null(strstr(text, "\nBUG: KASAN: slab-out-of-bounds in kwatch_platform_stack"));
+	kasan_stack_none(text);
+	/* Anything unexpected in the frame. */
+	kasan_stack_none(stack_oob("40", STACK_OOB_FRAME,
+				   "This frame has 3 objects:\n [32, 40) 'buf'\n [64, 68) 'val'\n"));
+	kasan_stack_none(stack_oob("40", STACK_OOB_FRAME,
+				   "This frame has 1 objects:\n [32, 40) 'buf'\n"));
+	kasan_stack_none(stack_oob("40", STACK_OOB_FRAME, "This frame has 0 objects:\n"));
+	kasan_stack_none(stack_oob("x", STACK_OOB_FRAME, STACK_OOB_OBJS));
+	kasan_stack_none(stack_oob("40", "0xffffffffc0001234", STACK_OOB_OBJS));
+	kasan_stack_none(stack_oob("40", "9f+0x0/0x10", STACK_OOB_OBJS));
+	kasan_stack_none(stack_oob("40", "f+0x0", STACK_OOB_OBJS));
+	kasan_stack_none(stack_oob("40", "f+0x0/0x10 [a-b]", STACK_OOB_OBJS));
+	kasan_stack_none(stack_oob("40", "f+0x0/0x10 [m] x", STACK_OOB_OBJS));
+	kasan_stack_none(stack_oob("40", STACK_OOB_FRAME,
+				   "This frame has 2 objects:\n [32, 40) 'buf\n [64, 68) 'val'\n"));
+	kasan_stack_none(stack_oob("40", STACK_OOB_FRAME,
+				   "This frame has 2 objects:\n [40, 32) 'buf'\n [64, 68) 'val'\n"));
+	/* The local next to it has no name a watch file can give. */
+	kasan_stack_none(stack_oob("40", STACK_OOB_FRAME,
+				   "This frame has 2 objects:\n"
+				   " [32, 40) '<unknown>'\n [64, 68) 'val'\n"));
+	kasan_stack_none(stack_oob("40", STACK_OOB_FRAME,
+				   "This frame has 2 objects:\n [32, 40) ''\n [64, 68) 'val'\n"));
+	/* ...but one elsewhere in the frame may have none. */
+	kasan_stack_is(stack_oob("65", STACK_OOB_FRAME,
+				 "This frame has 2 objects:\n"
+				 " [32, 40) '<unknown>'\n [64, 68) 'val'\n"),
+		       "kwatch_platform_stack_oob", "val", "kwatch_platform");
+	/* Garbage. */
+	kasan_stack_none(NULL);
+	kasan_stack_none("");
+	kasan_stack_none("BUG: KASAN: stack-out-of-bounds in ");
+	kasan_stack_none("BUG: KASAN: stack-out-of-bounds in f+0x1/0x2\n"
+			 "The buggy address belongs to stack of task sh/123\n");
+	kasan_stack_none("\xff\xfe\n\n[\n'\n");
+	/* Outputs that do not fit. */
+	text = stack_oob("40", STACK_OOB_FRAME, STACK_OOB_OBJS);
+	assert_false(kmsg_kasan_stack(text, f, 8, v, sizeof(v), m, sizeof(m)));
+	assert_false(kmsg_kasan_stack(text, f, sizeof(f), v, 3, m, sizeof(m)));
+	assert_false(kmsg_kasan_stack(text, f, sizeof(f), v, sizeof(v), m, 8));
+	assert_true(kmsg_kasan_stack(text, f, sizeof(f), v, 4, m, sizeof(m)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -715,6 +935,7 @@ int main(void)
 		cmocka_unit_test(dedup),
 		cmocka_unit_test(callback_error),
 		cmocka_unit_test(stack_protector),
+		cmocka_unit_test(kasan_stack),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
