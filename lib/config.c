@@ -286,6 +286,7 @@ const struct kw_setting_key kw_setting_keys[] = {
 	KEY("capture", "kallsyms", KW_KEY_PATH, kallsyms, false),
 	KEY("capture", "crash_dir", KW_KEY_PATH, crash_dir, false),
 	KEY("triage", "stack_protector", KW_KEY_TRIAGE, triage_stack_protector, true),
+	KEY("triage", "kasan_stack", KW_KEY_TRIAGE, triage_kasan_stack, true),
 };
 const size_t kw_n_setting_keys = ARRAY_SIZE(kw_setting_keys);
 

@@ -164,8 +164,10 @@ struct kw_settings {
 	char pstore[PATH_MAX];		/* directories, space-separated; "": off */
 	char pmsg[PATH_MAX];		/* pstore's pmsg device; "": no spool batches */
 	/* [triage]: a stack-protector panic arms a canary watch on the
-	 * function it names (kwatchd-triage.c) */
+	 * function it names, a KASAN stack-out-of-bounds report a watch on
+	 * the local next to the bad access (kwatchd-triage.c) */
 	bool triage_stack_protector;
+	bool triage_kasan_stack;
 };
 
 #define KW_KEEP_CRASHES_DEFAULT 1000

@@ -409,6 +409,26 @@ static void settings(void **state)
 	assert_int_not_equal(kw_settings_parse("[triage]\nstack_protector = yes\n", &s, &line,
 					       reason, sizeof(reason)), 0);
 	assert_non_null(strstr(reason, "stack_protector: want watch or no, got 'yes'"));
+	/* [triage] kasan_stack: the same, a setting of its own. */
+	assert_false(s.triage_kasan_stack);
+	assert_int_equal(kw_settings_parse("[triage]\nkasan_stack = watch\n", &s, &line, reason,
+					   sizeof(reason)), 0);
+	assert_true(s.triage_kasan_stack);
+	assert_true(s.triage_stack_protector);
+	assert_int_equal(kw_settings_parse("[triage]\nstack_protector = no\n", &s, &line, reason,
+					   sizeof(reason)), 0);
+	assert_true(s.triage_kasan_stack);
+	assert_false(s.triage_stack_protector);
+	assert_int_equal(kw_settings_parse("[triage]\nkasan_stack = no\n", &s, &line, reason,
+					   sizeof(reason)), 0);
+	assert_false(s.triage_kasan_stack);
+	assert_int_not_equal(kw_settings_parse("[triage]\nkasan_stack = yes\n", &s, &line,
+					       reason, sizeof(reason)), 0);
+	assert_non_null(strstr(reason, "kasan_stack: want watch or no, got 'yes'"));
+	assert_int_not_equal(kw_settings_parse("[triage]\nkasan_stack = WATCH\n", &s, &line,
+					       reason, sizeof(reason)), 0);
+	assert_int_not_equal(kw_settings_parse("[triage]\nkasan_stack =\n", &s, &line,
+					       reason, sizeof(reason)), 0);
 }
 
 /* A value of @k other than its default, for edit_applies_or_pends(). */
