@@ -351,7 +351,7 @@ static void report_event(struct crash_rt *c, const struct kmsg_report *r,
 	log_warning("crash%s: %s in %s%s%s", o ? " in the previous boot" : "", r->kind_name,
 		    r->function[0] ? r->function : "?", blob ? ", blob " : "", blob ? blob : "");
 	kwd_emit(d, ev);
-	kwd_triage_report(d, r->title, o ? o->panic : NULL, o != NULL);
+	kwd_triage_report(d, r->title, r->text, o ? o->panic : NULL, o != NULL);
 }
 
 static int on_report(const struct kmsg_report *r, void *userdata)

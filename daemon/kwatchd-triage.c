@@ -25,62 +25,97 @@ static int triage_dir(struct kwd *d, char *dir, size_t n)
 		-ENAMETOOLONG : 0;
 }
 
-void kwd_triage_report(struct kwd *d, const char *title, const char *panic, bool previous_boot)
+/*
+ * Write <state>/triage/FUNC.conf (FUNC-VAR.conf with @var): a watch on
+ * @func of module @mod ("" for vmlinux), on its canary or on its local
+ * @var (""), whose first line gives @reason and @source; then a reload.
+ * Not when a watch file of the user's watches @func already (theirs is
+ * the watch), nor over a triage file of that name.  0 or a negative errno.
+ */
+static int triage_write(struct kwd *d, const char *func, const char *mod, const char *var,
+			const char *reason, const char *source)
 {
-	char func[KW_SYM_MAX + 1], mod[KW_MODULE_MAX + 1], dir[PATH_MAX], name[KW_SYM_MAX + 8];
-	char text[TRIAGE_FILE_MAX];
+	char dir[PATH_MAX], name[KW_SYM_MAX + KMSG_VAR_MAX + 8], text[TRIAGE_FILE_MAX];
+	_cleanup_close_ int dfd = -1;
 	size_t i;
 	int r, len;
 
-	if (!d->set.triage_stack_protector)
-		return;
-	if (!kmsg_stack_protector(title, func, sizeof(func), mod, sizeof(mod)) &&
-	    !kmsg_stack_protector(panic, func, sizeof(func), mod, sizeof(mod)))
-		return;
-	/* The user watches it already: theirs is the watch. */
 	for (i = 0; i < d->n_cur; i++)
 		if (d->cur[i].kind == KW_WATCH && strcmp(d->cur[i].watch.function, func) == 0 &&
 		    strncmp(d->cur[i].name, KWD_TRIAGE_PREFIX, strlen(KWD_TRIAGE_PREFIX))) {
 			log_info("triage: %s is watched by %s already", func, d->cur[i].path);
-			return;
+			return 0;
 		}
+	if (kw_fit(snprintf(name, sizeof(name), "%s%s%s.conf", func, var[0] ? "-" : "", var),
+		   sizeof(name)) < 0)
+		return -ENAMETOOLONG;
 	r = triage_dir(d, dir, sizeof(dir));
 	if (r == 0)
 		r = kw_mkdir_p(dir, 0700);
 	if (r < 0) {
 		log_warning_errno(r, "triage: no state directory for a watch on %s: %m", func);
-		return;
+		return r;
 	}
-	snprintf(name, sizeof(name), "%s.conf", func);
-	{
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "%.3900s/%.150s", dir, name);
-		if (access(path, F_OK) == 0) {
-			log_info("triage: %s has a triage watch already (%s)", func, path);
-			return;
-		}
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0) {
+		r = neg_errno();
+		log_warning_errno(r, "triage: cannot open %s: %m", dir);
+		return r;
+	}
+	if (faccessat(dfd, name, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		log_info("triage: %s has a triage watch already (%s/%s)", func, dir, name);
+		return 0;
 	}
 	len = snprintf(text, sizeof(text),
-		       "# kwatchd triage: stack-protector: Kernel stack is corrupted in: %s%s%s%s "
-		       "(%s); remove this file to stop watching\n[watch]\nfunction = %s\n%s%s%s",
-		       func, mod[0] ? " [" : "", mod, mod[0] ? "]" : "",
-		       previous_boot ? "a panic of the previous boot, from pstore" : "the kernel log",
-		       func, mod[0] ? "module = " : "", mod, mod[0] ? "\n" : "");
+		       "# kwatchd triage: %s (%s); remove this file to stop watching\n"
+		       "[watch]\nfunction = %s\n%s%s%s%s%s%s",
+		       reason, source, func, var[0] ? "variable = " : "", var, var[0] ? "\n" : "",
+		       mod[0] ? "module = " : "", mod, mod[0] ? "\n" : "");
 	if (len < 0 || (size_t)len >= sizeof(text))
-		return;
-	{
-		_cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-
-		r = dfd < 0 ? neg_errno() : kw_write_file_at(dfd, name, text, len);
-	}
+		return -ENAMETOOLONG;
+	r = kw_write_file_at(dfd, name, text, len);
 	if (r < 0) {
 		log_warning_errno(r, "triage: cannot write %s/%s: %m", dir, name);
-		return;
+		return r;
 	}
-	log_notice("triage: %s's stack canary was overwritten: watching it (%s/%s)", func, dir,
-		   name);
+	if (var[0])
+		log_notice("triage: a stack access out of bounds next to %s in %s: watching it "
+			   "(%s/%s)", var, func, dir, name);
+	else
+		log_notice("triage: %s's stack canary was overwritten: watching it (%s/%s)", func,
+			   dir, name);
 	kwd_watch_reload_later(d, 1000);
+	return 0;
+}
+
+void kwd_triage_report(struct kwd *d, const char *title, const char *text, const char *panic,
+		       bool previous_boot)
+{
+	char func[KW_SYM_MAX + 1], mod[KW_MODULE_MAX + 1], var[KMSG_VAR_MAX];
+	char reason[KW_SYM_MAX + KW_MODULE_MAX + KMSG_VAR_MAX + 96];
+	const char *source = previous_boot ? "a panic of the previous boot, from pstore" :
+					     "the kernel log";
+
+	if (d->set.triage_stack_protector &&
+	    (kmsg_stack_protector(title, func, sizeof(func), mod, sizeof(mod)) ||
+	     kmsg_stack_protector(panic, func, sizeof(func), mod, sizeof(mod)))) {
+		snprintf(reason, sizeof(reason), KMSG_STACK_PROTECTOR "%s%s%s%s", func,
+			 mod[0] ? " [" : "", mod, mod[0] ? "]" : "");
+		triage_write(d, func, mod, "", reason, source);
+	}
+	if (d->set.triage_kasan_stack &&
+	    kmsg_kasan_stack(text, func, sizeof(func), var, sizeof(var), mod, sizeof(mod))) {
+		/* "variable = canary" is the canary's watch, not a local's. */
+		if (strcmp(var, "canary") == 0) {
+			log_info("triage: %s's local 'canary' is not one a watch file can name: "
+				 "not watched", func);
+			return;
+		}
+		snprintf(reason, sizeof(reason),
+			 "KASAN: stack-out-of-bounds next to %s in %s%s%s%s", var, func,
+			 mod[0] ? " [" : "", mod, mod[0] ? "]" : "");
+		triage_write(d, func, mod, var, reason, source);
+	}
 }
 
 /* A triage file's first line, the reason after "# kwatchd triage: ". */
@@ -139,7 +174,7 @@ int kwd_triage_add(struct kwd *d, struct kw_file **files, size_t *n)
 				    "register (%u of %u in use)", ents[i]->d_name, used, max);
 			continue;
 		}
-		snprintf(path, sizeof(path), "%.3900s/%.150s", dir, ents[i]->d_name);
+		snprintf(path, sizeof(path), "%.3800s/%.255s", dir, ents[i]->d_name);
 		if (kw_read_regular(path, KW_CONF_MAX, &text, &len) < 0)
 			continue;
 		if (kw_file_parse(KW_WATCH, path, text, len, &f) < 0 || f.err) {
@@ -176,5 +211,9 @@ void kwd_triage_armed(struct kwd *d, const struct kw_file *f, const char *line)
 		kw_event_add_str(ev, "reason", why);
 		kwd_emit(d, ev);
 	}
-	log_notice("triage: the canary of %s is watched (%s)", f->watch.function, line);
+	if (f->watch.variable[0])
+		log_notice("triage: %s in %s is watched (%s)", f->watch.variable, f->watch.function,
+			   line);
+	else
+		log_notice("triage: the canary of %s is watched (%s)", f->watch.function, line);
 }

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "kwatchd-crash.h"
+#include "kwatchd-triage.h"
 #define FAKE_KWD_FUZZ
 #include "fake_kwd.h"
 #include "kmsg.h"
@@ -496,6 +497,177 @@ static void report_tied_by_pid(void **state)
 	free_kwd(d);
 }
 
+/* @text's lines to /dev/kmsg (a FIFO here) as records from *@seq on, each
+ * read as the daemon would. */
+static void kmsg_lines(struct kwd *d, int wfd, unsigned int *seq, const char *text)
+{
+	const char *s;
+	char rec[1200];
+	int len;
+
+	for (s = text; *s; s += strcspn(s, "\n"), s += *s == '\n') {
+		len = snprintf(rec, sizeof(rec), "3,%u,%u,-;%.*s\n", *seq, 2000 + *seq,
+			       (int)strcspn(s, "\n"), s);
+		assert_true(len > 0 && (size_t)len < sizeof(rec));
+		assert_int_equal(write(wfd, rec, len), len);
+		(*seq)++;
+		crash_drain(d);
+	}
+}
+
+/* A KASAN stack-out-of-bounds report (6.1's format) in @fn of module
+ * kwatch_platform, called by @caller, at offset @off of @fn's frame:
+ * buf is [32, 40), val [64, 68). */
+static void kasan_stack_report(struct kwd *d, int wfd, unsigned int *seq, const char *fn,
+			       const char *caller, const char *off)
+{
+	char text[4096];
+	int len;
+
+	len = snprintf(text, sizeof(text),
+		       "==================================================================\n"
+		       "BUG: KASAN: stack-out-of-bounds in %s+0x6a/0xc0 [kwatch_platform]\n"
+		       "Write of size 1 at addr ffffc900003b7c68 by task sh/123\n"
+		       "\n"
+		       "CPU: 0 PID: 123 Comm: sh Tainted: G           O     N 6.1.192-kwatch+ #20 \n"
+		       "Call Trace:\n"
+		       " <TASK>\n"
+		       " dump_stack_lvl+0x33/0x42\n"
+		       " print_report+0x193/0x4a3\n"
+		       " kasan_report+0xc5/0xf0\n"
+		       " %s+0x6a/0xc0 [kwatch_platform]\n"
+		       " %s+0x5c/0x90 [kwatch_platform]\n"
+		       " full_proxy_write+0x82/0xb0\n"
+		       " </TASK>\n"
+		       "\n"
+		       "The buggy address belongs to stack of task sh/123\n"
+		       " and is located at offset %s in frame:\n"
+		       " %s+0x0/0xc0 [kwatch_platform]\n"
+		       "\n"
+		       "This frame has 2 objects:\n"
+		       " [32, 40) 'buf'\n"
+		       " [64, 68) 'val'\n"
+		       "\n"
+		       "Memory state around the buggy address:\n"
+		       ">ffffc900003b7c00: 00 f2 f2 f2 04 f3 f3 f3 00 00 00 00 00 00 00 00\n"
+		       "                                ^\n"
+		       "==================================================================\n",
+		       fn, fn, caller, off, fn);
+	assert_true(len > 0 && (size_t)len < sizeof(text));
+	kmsg_lines(d, wfd, seq, text);
+}
+
+/* The triage file @name, into *@text; false if there is none. */
+static bool triage_file(struct kwd *d, const char *name, char **text)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%.2000s/" KWD_TRIAGE_DIR "/%s", d->state_dir, name);
+	*text = NULL;
+	return kw_read_file(path, 4096, text, NULL) == 0;
+}
+
+/*
+ * Crash to watch: with [triage] kasan_stack = watch, a KASAN
+ * stack-out-of-bounds report read from /dev/kmsg writes FUNC-VAR.conf, a
+ * watch on the local next to the bad access; not over a triage file of
+ * that name, nor when a watch file of the user's watches FUNC.  The
+ * stack-protector's panic, through the same code, writes FUNC.conf.
+ */
+static void triage_watch_written(void **state)
+{
+	struct kwd *d = new_kwd();
+	char path[PATH_MAX], *got;
+	unsigned int seq = 200;
+	struct kw_file f, user;
+	static const char mine[] = "# mine\n[watch]\nfunction = kwatch_platform_stack_oob\n";
+	int wfd;
+
+	(void)state;
+	kwd_untie(d);
+	wfd = open(d->set.kmsg_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	assert_true(wfd >= 0);
+
+	/* Off by default: the crash event, no watch. */
+	kasan_stack_report(d, wfd, &seq, "off_fn", "kwp_kasan_write", "40");
+	assert_int_equal(n_events, 1);
+	assert_non_null(strstr(events[0], "\"type\":\"crash\""));
+	assert_non_null(strstr(events[0], "BUG: KASAN: stack-out-of-bounds in off_fn"));
+	snprintf(path, sizeof(path), "%.2000s/" KWD_TRIAGE_DIR, d->state_dir);
+	assert_int_equal(access(path, F_OK), -1);
+
+	/* On: past the end of buf. */
+	d->set.triage_kasan_stack = true;
+	kasan_stack_report(d, wfd, &seq, "kwatch_platform_stack_oob", "kwp_kasan_write", "40");
+	assert_true(triage_file(d, "kwatch_platform_stack_oob-buf.conf", &got));
+	assert_string_equal(got, "# kwatchd triage: KASAN: stack-out-of-bounds next to buf in "
+			    "kwatch_platform_stack_oob [kwatch_platform] (the kernel log); remove "
+			    "this file to stop watching\n"
+			    "[watch]\nfunction = kwatch_platform_stack_oob\nvariable = buf\n"
+			    "module = kwatch_platform\n");
+	snprintf(path, sizeof(path), "%.2000s/" KWD_TRIAGE_DIR "/kwatch_platform_stack_oob-buf.conf",
+		 d->state_dir);
+	assert_int_equal(kw_file_parse(KW_WATCH, path, got, strlen(got), &f), 0);
+	free(got);
+	assert_string_equal(f.watch.function, "kwatch_platform_stack_oob");
+	assert_string_equal(f.watch.variable, "buf");
+	assert_string_equal(f.watch.module, "kwatch_platform");
+	/* Armed: its event says why. */
+	n_events = 0;
+	kwd_triage_armed(d, &f, "fn=kwatch_platform:kwatch_platform_stack_oob");
+	assert_int_equal(n_events, 1);
+	assert_non_null(strstr(events[0], "\"type\":\"triage_armed\""));
+	assert_non_null(strstr(events[0], "\"function\":\"kwatch_platform_stack_oob\""));
+	assert_non_null(strstr(events[0], "\"reason\":\"KASAN: stack-out-of-bounds next to buf in "
+			       "kwatch_platform_stack_oob [kwatch_platform] (the kernel log)"));
+
+	/* A triage file of that name is kept as it is: inside val, from
+	 * another caller (another report, not a repeat). */
+	snprintf(path, sizeof(path), "%.2000s/" KWD_TRIAGE_DIR "/kwatch_platform_stack_oob-val.conf",
+		 d->state_dir);
+	assert_int_equal(kw_write_file_at(AT_FDCWD, path, mine, strlen(mine)), 0);
+	n_events = 0;
+	kasan_stack_report(d, wfd, &seq, "kwatch_platform_stack_oob", "other_caller", "65");
+	assert_int_equal(n_events, 1);
+	assert_non_null(strstr(events[0], "\"type\":\"crash\""));
+	assert_true(triage_file(d, "kwatch_platform_stack_oob-val.conf", &got));
+	assert_string_equal(got, mine);
+	free(got);
+
+	/* The user's own watch on the function is the watch. */
+	snprintf(path, sizeof(path), "%s/watch.d/u.conf", root);
+	assert_int_equal(kw_file_parse(KW_WATCH, path, "[watch]\nfunction = user_fn\n",
+				       strlen("[watch]\nfunction = user_fn\n"), &user), 0);
+	d->cur = &user;
+	d->n_cur = 1;
+	kasan_stack_report(d, wfd, &seq, "user_fn", "kwp_kasan_write", "16");
+	assert_false(triage_file(d, "user_fn-buf.conf", &got));
+	d->cur = NULL;
+	d->n_cur = 0;
+	/* Underflow before buf, the first object. */
+	kasan_stack_report(d, wfd, &seq, "under_fn", "kwp_kasan_write", "16");
+	assert_true(triage_file(d, "under_fn-buf.conf", &got));
+	assert_non_null(strstr(got, "\nvariable = buf\n"));
+	free(got);
+
+	/* The stack protector's panic: FUNC.conf, its canary. */
+	d->set.triage_stack_protector = true;
+	kmsg_lines(d, wfd, &seq,
+		   "Kernel panic - not syncing: stack-protector: Kernel stack is corrupted in: "
+		   "smashed_fn+0x9c/0xa0 [kwatch_platform]\n"
+		   "CPU: 0 PID: 1 Comm: sh Tainted: G           O     N 6.1.192-kwatch+ #20\n"
+		   "---[ end Kernel panic - not syncing: stack-protector: Kernel stack is corrupted "
+		   "in: smashed_fn+0x9c/0xa0 [kwatch_platform] ]---\n");
+	assert_true(triage_file(d, "smashed_fn.conf", &got));
+	assert_string_equal(got, "# kwatchd triage: stack-protector: Kernel stack is corrupted in: "
+			    "smashed_fn [kwatch_platform] (the kernel log); remove this file to "
+			    "stop watching\n[watch]\nfunction = smashed_fn\n"
+			    "module = kwatch_platform\n");
+	free(got);
+	close(wfd);
+	free_kwd(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,6 +682,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(foreign_crash_dir_not_used, tmpdir_setup,
 						tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(report_tied_by_pid, tmpdir_setup, tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(triage_watch_written, tmpdir_setup, tmpdir_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
