@@ -637,6 +637,16 @@ static int input_kept_fd(struct spool *s)
 	return fd;
 }
 
+/* The kept input @fd is no longer the file at the input's path. */
+static bool input_replaced(const struct spool *s, int fd)
+{
+	struct stat kept, now;
+
+	if (fstat(fd, &kept) < 0 || stat(s->input, &now) < 0)
+		return true;
+	return kept.st_ino != now.st_ino || kept.st_dev != now.st_dev;
+}
+
 static int write_input(struct spool *s, const char *buf, size_t len)
 {
 	int fd = s->synced ? input_kept_fd(s) : -1;
@@ -648,6 +658,12 @@ static int write_input(struct spool *s, const char *buf, size_t len)
 	if (n < 0 && errno == ESPIPE) {
 		spool_input_close(s);
 		s->input_kept = -1;
+		return kw_write_once(s->input, buf, len);
+	}
+	if (n < 0 && errno == EIO && input_replaced(s, fd)) {
+		/* debugfs refused it unrun: its file was removed (a module's
+		 * target, unloaded); the one there now, if any, takes it. */
+		spool_input_close(s);
 		return kw_write_once(s->input, buf, len);
 	}
 	if (n < 0)
@@ -663,9 +679,11 @@ int spool_write_blob(struct spool *s, const char *buf, size_t len, bool *ours)
 		int r = write_input(s, buf, len);
 
 		if (r < 0) {
-			/* Opening the input out of descriptors is ours; what
-			 * the write returns is the kernel's verdict. */
-			*ours = r == -EMFILE || r == -ENFILE;
+			/* Opening the input out of descriptors is ours, and
+			 * so is a target whose module is going (ENODEV): the
+			 * blob waits.  What the write returns is the kernel's
+			 * verdict, a missing input too (ENOENT: rejected). */
+			*ours = r == -EMFILE || r == -ENFILE || r == -ENODEV;
 			return r;
 		}
 	}

@@ -28,6 +28,10 @@ ins 0755 "$B/daemon/kwatchctl" "$PREFIX/bin/kwatchctl"
 ins 0755 "$BRIDGE" "$PREFIX/bin/kfuzztest-bridge"
 # kfuzztest-fuzz, built beside the bridge (fuzz.d generate = guided).
 ins 0755 "$(dirname "$BRIDGE")/kfuzztest-fuzz" "$PREFIX/bin/kfuzztest-fuzz"
+# kfuzztest-list: a module's targets from its .ko, for the bridge's -t.
+if [ -x "$B/host/kfuzztest-list" ]; then
+	ins 0755 "$B/host/kfuzztest-list" "$PREFIX/bin/kfuzztest-list"
+fi
 # The KFuzzTest records of the kernel built beside it (kfuzztest-list), for
 # the bridge's schemas from BTF (fuzz.d generate = yes); once it is built.
 TABLE=$B/guest/opt/kwatch/kfuzztest-targets.txt

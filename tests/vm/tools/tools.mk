@@ -83,6 +83,13 @@ $(B)/guest/opt/kwatch/kfuzztest-targets.txt: $(B)/host/kfuzztest-list FORCE | mo
 
 GUEST_TARGETS += $(B)/guest/opt/kwatch/kfuzztest-targets.txt
 
+# The same tool in the guest, for a module's targets (kfuzztest-list M.ko).
+$(B)/guest/opt/kwatch/bin/kfuzztest-list: $(B)/host/kfuzztest-list
+	@mkdir -p $(@D)
+	cp $< $@
+
+GUEST_TARGETS += $(B)/guest/opt/kwatch/bin/kfuzztest-list
+
 # The series' function names in the kernel the image boots, for the fault
 # suite to tell the series' leaks from 6.1's (scripts/series-functions.sh).
 $(B)/guest/opt/kwatch/series-functions.txt: FORCE | modules

@@ -59,6 +59,15 @@
 # input are the same and replay it), and as many random raw inputs give no
 # report (executions and seconds printed).
 #
+# Module targets: kwfuzzmod (tests/usermod, built out of tree): listed by
+# kfuzztest-list from its .ko (targets with their module, constraint,
+# annotation, simple target); its directories come with insmod and go with
+# rmmod; the bridge derives its schema from /sys/kernel/btf/kwfuzzmod (the
+# hand-written schema's input byte for byte; refused, naming the module,
+# while it is not loaded); a run, and a KASAN report in kwfm_sum from its
+# raw target; rmmod fails while a run is in the module, a write through a
+# file held open across the unload fails, and loaded again it runs.
+#
 # Last: six writers at once (three on test_trivial, one each on a raw
 # record, a PKCS#7 message and an RSA key, 100 writes each): every write
 # returns its size and num_invocations grows by exactly the number of
@@ -429,6 +438,75 @@ t_derived_reach_body() {
 	echo 0 >$T/events/kfuzztest/enable
 	expect_eq "targets where the derived schema did worse" $bad 0 || return 1
 	expect_eq "KASAN reports" "$(kasan_reports)" 0
+}
+
+# Targets in a loadable module (tests/usermod/kwfuzzmod, built against
+# the kernel build as a developer builds theirs, in no table of the
+# image): kfuzztest-list reads them from the .ko; the directories appear
+# with insmod and go with rmmod; the bridge derives the structured
+# target's schema from /sys/kernel/btf/kwfuzzmod, the hand-written
+# schema's input byte for byte, and it runs; the raw target's bug is a
+# KASAN report in kwfm_sum; a run in the module (delay_ms) keeps rmmod
+# from removing it until the run returns; a write through a file held
+# open across the unload fails; loaded again, the targets are back.
+UMOD=/opt/kwatch/usermod/kwfuzzmod.ko
+HAND_kwfm_record='kwfm_record { ptr[data] len[data, u64] u32 }; data { arr[u8, 64] };'
+t_module_targets() {
+	local mt=$W/kwfuzzmod.table n0 pid rc
+	need_kasan || return
+	rmmod kwfuzzmod 2>/dev/null
+	[ ! -e $KFT/kwfm_record ] || fail "kwfm_record is there before its module" || return 1
+	/opt/kwatch/bin/kfuzztest-list $UMOD >$mt || fail "kfuzztest-list cannot read $UMOD" || return 1
+	cat $mt
+	grep -qx 'target kwfm_record struct kwfm_record (24 bytes) module kwfuzzmod' $mt ||
+		fail "kfuzztest-list: no kwfm_record of module kwfuzzmod" || return 1
+	grep -qx 'simple kwfm_raw' $mt || fail "kfuzztest-list: no simple kwfm_raw" || return 1
+	grep -qx 'constraint struct kwfm_record.delay_ms EXPECT_LE 10000 0' $mt ||
+		fail "kfuzztest-list: the module's constraint is missing" || return 1
+	grep -qx 'annotation struct kwfm_record.len LEN data' $mt ||
+		fail "kfuzztest-list: the module's annotation is missing" || return 1
+	$B -t $mt -p kwfm_record 2>&1 | grep -q 'no BTF of module kwfuzzmod' ||
+		fail "derived with the module not loaded" || return 1
+	insmod $UMOD || fail "insmod $UMOD" || return 1
+	expect_eq "kwfm_record/input mode" "$(stat -c %a $KFT/kwfm_record/input 2>&1)" 200 || return 1
+	expect_eq "kwfm_raw/input_simple mode" "$(stat -c %a $KFT/kwfm_raw/input_simple 2>&1)" 200 ||
+		return 1
+	dmesg | grep 'registered target kwfm_record of kwfuzzmod' | tail -n 1
+	echo "derived: $($B -t $mt -p kwfm_record 2>&1)"
+	$B -t $mt -o $W/m_derived kwfm_record /dev/zero || fail "no input derived from the module's BTF" ||
+		return 1
+	$B -o $W/m_hand "$HAND_kwfm_record" kwfm_record /dev/zero || return 1
+	cmp $W/m_derived $W/m_hand || fail "the derived input differs from the hand-written one" || return 1
+	mark
+	n0=$(cat $KFT/_config/num_invocations)
+	dd if=$W/m_derived of=$KFT/kwfm_record/input bs=1M 2>/dev/null || fail "the run failed" || return 1
+	expect_eq "runs" "$(cat $KFT/_config/num_invocations)" $((n0 + 1)) || return 1
+	expect_eq "KASAN reports of a clean input" "$(kasan_reports)" 0 || return 1
+	printf '!bang' >$KFT/kwfm_raw/input_simple
+	expect_eq "KASAN reports of '!bang'" "$(kasan_reports)" 1 || return 1
+	since_mark | grep -q 'BUG: KASAN: slab-out-of-bounds in kwfm_sum' ||
+		fail "not a slab-out-of-bounds in kwfm_sum" || return 1
+	# delay_ms = 1500 (the u32 comes first in the stream), then the data.
+	{ printf '\xdc\x05\x00\x00'; head -c 64 /dev/zero; } >$W/slow_stream
+	$B -o $W/m_slow "$HAND_kwfm_record" kwfm_record $W/slow_stream || return 1
+	dd if=$W/m_slow of=$KFT/kwfm_record/input bs=1M 2>/dev/null &
+	pid=$!
+	sleep 0.5
+	rmmod kwfuzzmod 2>$W/rmmod.err
+	rc=$?
+	cat $W/rmmod.err
+	[ $rc != 0 ] || fail "rmmod removed the module under a run" || return 1
+	wait $pid || fail "the slow run failed" || return 1
+	exec 3>$KFT/kwfm_record/input
+	rmmod kwfuzzmod || fail "rmmod after the run" || { exec 3>&-; return 1; }
+	[ ! -e $KFT/kwfm_record ] && [ ! -e $KFT/kwfm_raw ] || fail "the directories stayed" ||
+		{ exec 3>&-; return 1; }
+	dd if=$W/m_derived bs=1M 2>/dev/null >&3 && { exec 3>&-; fail "a write after the unload ran"; return 1; }
+	exec 3>&-
+	insmod $UMOD || fail "insmod again" || return 1
+	dd if=$W/m_derived of=$KFT/kwfm_record/input bs=1M 2>/dev/null || fail "no run after the reload" ||
+		return 1
+	rmmod kwfuzzmod
 }
 
 # secs_rate MS N: "S.s s (R exec/s)", N executions in MS milliseconds.

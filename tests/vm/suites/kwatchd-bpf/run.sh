@@ -30,6 +30,10 @@
 # from insmod to armed printed); catch-to-socket latency (printed, with the
 # report on the console and without; the daemon's share from its status).
 #
+# A module's fuzz target: kwfuzzmod's kwfm_raw (input = simple) runs its
+# spooled blobs while the module is loaded, a '!' record is one crash (or
+# crash_repeat) in kwfm_sum tied to its blob, and after rmmod and insmod
+# the next blob runs.
 # Fuzzing: eight blobs from a real KFuzzTest spool each give fuzz_entry <
 # fuzz_done < fuzz_exec in seq order naming the blob; a blob that overflows
 # gives one crash event (kasan, overflow_on_nested_buffer, target, blob)
@@ -467,6 +471,45 @@ t_fuzz_entry_done_per_blob() {
 	events_of fuzz_done | grep '"blob":"b1"' | grep -q '"target":"test_trivial"' ||
 		fail "fuzz_done lacks the target" || return 1
 	events_of fuzz_done | grep '"blob":"b1"' | grep -q '"result":0' || fail "b1 result not 0"
+}
+
+# A fuzz.d file naming a target of a loadable module (kwfuzzmod's raw
+# kwfm_raw, tests/usermod/kwfuzzmod): its blobs run while the module is
+# loaded, the module's KASAN report is a crash tied to its blob, and after
+# the module is unloaded and loaded again the spool goes on: the input the
+# daemon kept open for its batches was the unloaded module's file.
+t_module_fuzz_target() {
+	local sp=$SPOOLS/kwfm_raw ev x
+	rmmod kwfuzzmod 2>/dev/null
+	insmod /opt/kwatch/usermod/kwfuzzmod.ko || fail "insmod kwfuzzmod" || return 1
+	put $CONF/fuzz.d kwfm.conf '[fuzz]\ntarget = kwfm_raw\ninput = simple\n'
+	wait_for 10 test -d $sp/done || { fail "spool not started"; rmmod kwfuzzmod; return 1; }
+	follow_start
+	printf 'abc' >$W/kwfm_ok
+	printf '!bang' >$W/kwfm_bad
+	cp $W/kwfm_ok $sp/.a && mv $sp/.a $sp/a-ok
+	cp $W/kwfm_bad $sp/.b && mv $sp/.b $sp/b-bang
+	wait_for 30 at_least 2 $sp/done
+	rmmod kwfuzzmod || fail "rmmod kwfuzzmod" || return 1
+	insmod /opt/kwatch/usermod/kwfuzzmod.ko || fail "insmod kwfuzzmod again" || return 1
+	cp $W/kwfm_ok $sp/.c && mv $sp/.c $sp/c-after-reload
+	wait_for 30 at_least 3 $sp/done
+	follow_stop
+	rm $CONF/fuzz.d/kwfm.conf
+	rmmod kwfuzzmod
+	ls $sp/done $sp/rejected 2>&1 | xargs
+	events_of fuzz_exec | grep '"target":"kwfm_raw"' | cut -c1-300
+	expect_eq "blobs done" "$(ls $sp/done | wc -l)" 3 || return 1
+	x=$(events_of fuzz_exec | grep '"blob":"c-after-reload"')
+	[ -n "$x" ] && ! echo "$x" | grep -q '"errno"' ||
+		fail "the blob after the reload was not run: $x" || return 1
+	# A crash, or its repeat when the boot saw kwfm_sum's report before
+	# (the kfuzztest suite's).
+	ev=$( (events_of crash; events_of crash_repeat) | grep '"target":"kwfm_raw"')
+	echo "$ev" | cut -c1-300
+	expect_eq "crash (or crash_repeat) events of kwfm_raw" "$(echo "$ev" | grep -c .)" 1 || return 1
+	expect_eq "function" "$(echo "$ev" | field function)" kwfm_sum || return 1
+	expect_eq "blob" "$(echo "$ev" | field blob)" b-bang
 }
 
 # A blob that makes KASAN report: one crash event tied to it, the blob and
