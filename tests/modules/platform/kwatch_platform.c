@@ -22,6 +22,9 @@
  *	(kwatch_platform_scribble) lands on the stack canary of
  *	kwatch_platform_smashed(), which half a second later returns into
  *	the stack protector's panic, naming itself: the only symptom.
+ *	"stack": a store one element past a local array of
+ *	kwatch_platform_stack_oob(), 'vals': KASAN's stack-out-of-bounds
+ *	report, whose frame description names vals.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -224,6 +227,17 @@ static noinline void kwatch_platform_smashed(void)
 	barrier_data(buf);
 }
 
+static noinline __noclone void kwatch_platform_stack_oob(size_t i)
+{
+	unsigned long vals[4];
+
+	memset(vals, 0, sizeof(vals));
+	OPTIMIZER_HIDE_VAR(i);
+	/* i is 4: one element past the end, into KASAN's redzone. */
+	vals[i] = 1;
+	barrier_data(vals);
+}
+
 static ssize_t kwp_crash_write(struct file *file, const char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
@@ -241,6 +255,8 @@ static ssize_t kwp_crash_write(struct file *file, const char __user *ubuf,
 		kwatch_platform_null_store();
 	else if (sysfs_streq(buf, "canary"))
 		kwatch_platform_smashed();
+	else if (sysfs_streq(buf, "stack"))
+		kwatch_platform_stack_oob(4);
 	else
 		return -EINVAL;
 	return count;

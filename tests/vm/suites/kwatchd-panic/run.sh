@@ -27,6 +27,10 @@
 # fuzz_interrupted event with index 2 and boot previous), pmsg has its start
 # line, and the pack goes on after it: its results say -22, -22,
 # interrupted, -2, -2 (the last two run in the new boot), none run twice.
+# Crash to watch, KASAN (t_kasan_stack_triage, no reboot): a
+# stack-out-of-bounds store past a local array of a module function gives
+# a triage watch on that array, armed at once, and a triage_armed event.
+#
 # Crash to watch ([triage] stack_protector = watch, t_stack_protector_triage):
 # a stack-protector panic in a module's function, read from pstore after
 # the reboot, makes kwatchd write and arm a canary watch on it once the
@@ -350,6 +354,44 @@ t_stack_protector_triage() {
 	# The user removes the triage watch: it goes.
 	rm -f $TRIAGE/kwatch_platform_smashed.conf $KEEP/triage-stage
 	systemctl reload kwatchd
+	cp $KEEP/kwatchd.conf.orig $CONF/kwatchd.conf
+	systemctl restart kwatchd
+}
+
+# Crash to watch, KASAN ([triage] kasan_stack = watch): a store one
+# element past a local array (the platform module's
+# kwatch_platform_stack_oob) is KASAN's stack-out-of-bounds report, whose
+# frame description names the array, vals; read live from /dev/kmsg, it
+# makes kwatchd write a triage watch on vals in that function, armed at
+# once (the module is loaded): a triage_armed event that says why, and
+# the watch in /proc/kstackwatch.
+t_kasan_stack_triage() {
+	local f=$TRIAGE/kwatch_platform_stack_oob-vals.conf
+	grep -qw kasan_report /proc/kallsyms || { skip "no KASAN in this kernel"; return; }
+	mkdir -p $KEEP
+	[ -f $KEEP/kwatchd.conf.orig ] || cp $CONF/kwatchd.conf $KEEP/kwatchd.conf.orig
+	rm -f $CONF/watch.d/*.conf
+	rm -rf $TRIAGE
+	printf '[daemon]\npush = /dev/virtio-ports/org.kwatch.events\n[triage]\nkasan_stack = watch\n' \
+		>$CONF/kwatchd.conf
+	systemctl restart kwatchd || fail "restart" || return 1
+	[ -d $PLAT ] || insmod $MODDIR/kwatch_platform.ko || fail "insmod kwatch_platform" || return 1
+	wait_for 30 test -S /run/kwatchd/events.sock || { fail "kwatchd not up"; diag; return 1; }
+	follow_start
+	echo stack >$PLAT/crash
+	wait_for 20 test -f $f || { follow_stop; fail "no triage watch file"; ls -l $TRIAGE;
+		dmesg | grep -A30 'KASAN: stack-out-of-bounds' | head -40; diag; return 1; }
+	cat $f
+	wait_for 20 grep -q '"type":"triage_armed"' "$EV" ||
+		{ follow_stop; fail "no triage_armed event"; cat /proc/kstackwatch; diag; return 1; }
+	follow_stop
+	events_of triage_armed | cut -c1-400
+	events_of triage_armed | grep -q '"reason":"KASAN: stack-out-of-bounds next to vals in kwatch_platform_stack_oob' ||
+		{ fail "triage_armed does not say why"; return 1; }
+	cat /proc/kstackwatch
+	grep -q '^fn=kwatch_platform:kwatch_platform_stack_oob ' /proc/kstackwatch ||
+		{ fail "the watch on vals is not armed"; return 1; }
+	rm -rf $TRIAGE
 	cp $KEEP/kwatchd.conf.orig $CONF/kwatchd.conf
 	systemctl restart kwatchd
 }
