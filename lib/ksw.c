@@ -406,9 +406,45 @@ static int after_point(struct kw_watch *w, const char *file, char *why, size_t n
 	return 0;
 }
 
-/* @w's function is module @name's: resolved in its file, if one is known. */
-static int resolve_in_module(struct ksw_vars *vars, struct kw_watch *w, const char *name,
-			     char *why, size_t n)
+/* What the resolver found, into @w: a clone's name, the variable's place. */
+static void resolved_into(struct kw_watch *w, const struct kw_svar_watch *sw)
+{
+	if (sw->clone) {
+		kw_strlcpy(w->symbol, sw->func, sizeof(w->symbol));
+		kw_strlcpy(w->clones_unwatched, sw->others, sizeof(w->clones_unwatched));
+	}
+	if (!w->variable[0])
+		return;
+	w->cfa_off = sw->cfa_off;
+	w->sp_rel = sw->sp_rel;
+	w->local_len = sw->len;
+	w->resolved = true;
+}
+
+/* @w's function in the stack variable index at @path (the default: NULL). */
+static int resolve_in_index(struct ksw_vars *vars, const char *path, struct kw_watch *w,
+			    struct kw_svar_watch *sw, char *why, size_t n)
+{
+	char def[PATH_MAX];
+	int r;
+
+	if (!path || !path[0]) {
+		kw_stackvars_default_path(def, sizeof(def));
+		path = def;
+	}
+	r = vars_load(vars, path, why, n);
+	if (r < 0)
+		return r;
+	return kw_stackvars_resolve(&vars->sv, w->function, w->variable[0] ? w->variable : NULL,
+				    sw, why, n);
+}
+
+/*
+ * @w's function is module @name's: resolved in its file, if one is known,
+ * else in the index at @index (the image's test modules are in it).
+ */
+static int resolve_in_module(struct ksw_vars *vars, const char *index, struct kw_watch *w,
+			     const char *name, char *why, size_t n)
 {
 	const char *sysfs = vars->sysfs_module ? vars->sysfs_module : "/sys/module";
 	char file[PATH_MAX] = "", fwhy[400] = "";
@@ -422,8 +458,14 @@ static int resolve_in_module(struct ksw_vars *vars, struct kw_watch *w, const ch
 		file[0] = '\0';
 	/* Offsets given, or the canary: the file only names gcc's clone. */
 	if (!file[0] && (w->variable[0] && !w->has_ip_offset)) {
-		snprintf(why, n, "function %s of module %s: %s", w->function, name, fwhy);
-		return -ENOENT;
+		struct kw_svar_watch sw;
+		char iwhy[200];
+
+		if (resolve_in_index(vars, index, w, &sw, iwhy, sizeof(iwhy)) < 0) {
+			snprintf(why, n, "function %s of module %s: %s", w->function, name, fwhy);
+			return -ENOENT;
+		}
+		resolved_into(w, &sw);
 	}
 	if (file[0] && !w->has_ip_offset) {
 		r = module_vars(vars, file, &mv, why, n);
@@ -438,16 +480,8 @@ static int resolve_in_module(struct ksw_vars *vars, struct kw_watch *w, const ch
 			snprintf(why, n, "in %s: %s", file, tmp);
 			return r;
 		}
-		if (r == 0 && sw.clone) {
-			kw_strlcpy(w->symbol, sw.func, sizeof(w->symbol));
-			kw_strlcpy(w->clones_unwatched, sw.others, sizeof(w->clones_unwatched));
-		}
-		if (r == 0 && w->variable[0]) {
-			w->cfa_off = sw.cfa_off;
-			w->sp_rel = sw.sp_rel;
-			w->local_len = sw.len;
-			w->resolved = true;
-		}
+		if (r == 0)
+			resolved_into(w, &sw);
 	}
 	if (w->after_line) {
 		r = after_point(w, file[0] ? file : NULL, why, n);
@@ -469,7 +503,6 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 		size_t n)
 {
 	struct kw_svar_watch sw;
-	char def[PATH_MAX];
 	int r;
 
 	char mod[KW_MODULE_MAX + 1];
@@ -487,7 +520,7 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 			kw_strlcpy(mod, w->module, sizeof(mod));
 		else
 			kw_module_name_of(w->module_path, mod, sizeof(mod));
-		return resolve_in_module(vars, w, mod, why, n);
+		return resolve_in_module(vars, path, w, mod, why, n);
 	}
 	if (w->after_line) {
 		/* The point needs the function's machine code and line table:
@@ -495,7 +528,7 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 		err = kw_module_of_function(vars->kallsyms ? vars->kallsyms : "/proc/kallsyms",
 					    w->function, mod, sizeof(mod));
 		if (err == 0 && mod[0])
-			return resolve_in_module(vars, w, mod, why, n);
+			return resolve_in_module(vars, path, w, mod, why, n);
 		snprintf(why, n, "after=%s:%u: %s is not a loaded module's function: kwatchd reads "
 			 "the point from a module's file (module_path= or module=); for vmlinux, "
 			 "take ip_offset= and local= from 'kwatchctl resolve -e vmlinux --after' on "
@@ -504,34 +537,17 @@ int ksw_resolve(struct ksw_vars *vars, const char *path, struct kw_watch *w, cha
 	}
 	if (w->has_ip_offset || (!w->variable[0] && !w->canary))
 		return 0;	/* offsets given: they are the symbol's as named */
-	if (!path || !path[0]) {
-		kw_stackvars_default_path(def, sizeof(def));
-		path = def;
-	}
-	r = vars_load(vars, path, why, n);
 	/* A canary needs no index: only a clone's name, when it has one. */
-	if (r < 0)
-		return w->variable[0] ? r : 0;
-	r = kw_stackvars_resolve(&vars->sv, w->function, w->variable[0] ? w->variable : NULL,
-				 &sw, why, n);
+	r = resolve_in_index(vars, path, w, &sw, why, n);
 	/* Not in the index: a loaded module's, maybe (one built out of tree). */
 	if (r == -ENOENT && w->variable[0]) {
 		err = kw_module_of_function(vars->kallsyms ? vars->kallsyms : "/proc/kallsyms",
 					    w->function, mod, sizeof(mod));
 		if (err == 0 && mod[0])
-			return resolve_in_module(vars, w, mod, why, n);
+			return resolve_in_module(vars, path, w, mod, why, n);
 	}
 	if (r < 0)
 		return w->variable[0] ? r : 0;
-	if (sw.clone) {
-		kw_strlcpy(w->symbol, sw.func, sizeof(w->symbol));
-		kw_strlcpy(w->clones_unwatched, sw.others, sizeof(w->clones_unwatched));
-	}
-	if (!w->variable[0])
-		return 0;
-	w->cfa_off = sw.cfa_off;
-	w->sp_rel = sw.sp_rel;
-	w->local_len = sw.len;
-	w->resolved = true;
+	resolved_into(w, &sw);
 	return 0;
 }

@@ -244,6 +244,39 @@ static void loaded_elsewhere_needs_path(void **state)
 	ksw_vars_free(&vars);
 }
 
+/*
+ * module = NAME, not under /lib/modules, but in the stack variable index
+ * (the image's test modules are indexed at build time): resolved from the
+ * index, as a triage watch names the module it read in a report.
+ */
+static void module_in_index(void **state)
+{
+	struct ksw_vars vars = {};
+	char why[512] = "", index[600];
+	struct kw_watch w;
+
+	(void)state;
+	set_up(true, KW_CLONES);
+	snprintf(index, sizeof(index), "%s/index", root);
+	put(index, KW_SVAR_HEADER "\nindexed_fn vals cfa-64 32\nindexed_fn vals[] cfa-64 8 4\n");
+	watch_of(&w, "indexed_fn", "vals[1]");
+	w.module_path[0] = '\0';
+	strcpy(w.module, "kwtest_nowhere_mod");
+	assert_int_equal(resolve(&vars, &w, why, sizeof(why)), 0);
+	assert_true(w.resolved);
+	assert_int_equal(w.cfa_off, -56);
+	assert_int_equal(w.local_len, 8);
+	assert_string_equal(w.in_module, "kwtest_nowhere_mod");
+	assert_true(w.waiting);	/* not loaded: arms when it is */
+	/* Neither a file nor an index entry: the file's reason. */
+	watch_of(&w, "not_indexed_fn", "x");
+	w.module_path[0] = '\0';
+	strcpy(w.module, "kwtest_nowhere_mod");
+	assert_int_equal(resolve(&vars, &w, why, sizeof(why)), -ENOENT);
+	assert_non_null(strstr(why, "module kwtest_nowhere_mod is not under /lib/modules/"));
+	ksw_vars_free(&vars);
+}
+
 /* The keys: a module's name, a .ko's absolute path, and the two agree. */
 static void keys(void **state)
 {
@@ -337,6 +370,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(read_again_when_changed, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(loaded_elsewhere_needs_path, tmpdir_setup,
 						tmpdir_teardown),
+		cmocka_unit_test_setup_teardown(module_in_index, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test_setup_teardown(after_line, tmpdir_setup, tmpdir_teardown),
 	};
 

@@ -101,8 +101,13 @@ t_canary_share() {
 }
 
 # The source names of vmlinux's text symbols (a clone under its source name).
+# Not those of .init.text, freed after boot (nothing to watch; the canary
+# half leaves them out too): kallsyms still lists them, between
+# _sinittext and _einittext.
 vmlinux_functions() {
-	awk '$2 ~ /^[tT]$/ && NF == 3 { sub(/\..*/, "", $3); print $3 }' /proc/kallsyms | sort -u
+	awk 'NR == FNR { if ($3 == "_sinittext") lo = $1; if ($3 == "_einittext") hi = $1; next }
+	     $2 ~ /^[tT]$/ && NF == 3 && !(lo != "" && $1 >= lo && $1 < hi) {
+		sub(/\..*/, "", $3); print $3 }' /proc/kallsyms /proc/kallsyms | sort -u
 }
 
 t_variable_share() {
@@ -124,7 +129,9 @@ t_variable_share() {
 			f=${fv%% *}; v=${fv#* }
 			case $line in
 			*"name an element, "*) echo "$f $v[0]" ;;
-			*"name a member ("*) m=${line#*name a member (}; echo "$f $v.${m%%[,)]*}" ;;
+			# The resolver names the member whole (var.member).
+			*"name a member ("*) m=${line#*name a member (}; m=${m%%[,)]*}
+				case $m in "$v".*|"$v"\[*) echo "$f $m" ;; *) echo "$f $v.$m" ;; esac ;;
 			*) echo "$fv" ;;
 			esac
 		done >$pairs.next
