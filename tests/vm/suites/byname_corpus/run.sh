@@ -129,9 +129,10 @@ t_variable_share() {
 			f=${fv%% *}; v=${fv#* }
 			case $line in
 			*"name an element, "*) echo "$f $v[0]" ;;
-			# The resolver names the member whole (var.member).
+			# The resolver names the member by its path (var.member,
+			# arr[].member): its last step, after the variable.
 			*"name a member ("*) m=${line#*name a member (}; m=${m%%[,)]*}
-				case $m in "$v".*|"$v"\[*) echo "$f $m" ;; *) echo "$f $v.$m" ;; esac ;;
+				echo "$f $v.${m##*.}" ;;
 			*) echo "$fv" ;;
 			esac
 		done >$pairs.next
