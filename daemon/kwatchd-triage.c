@@ -12,6 +12,8 @@
 #include "kmsg.h"
 #include "kwatchd.h"
 #include "kwatchd-triage.h"
+#include "kwatchd-watch.h"
+#include "ksw.h"
 #include "log.h"
 #include "util.h"
 
@@ -46,8 +48,9 @@ static int triage_write(struct kwd *d, const char *func, const char *mod, const 
 			log_info("triage: %s is watched by %s already", func, d->cur[i].path);
 			return 0;
 		}
-	if (kw_fit(snprintf(name, sizeof(name), "%s%s%s.conf", func, var[0] ? "-" : "", var),
-		   sizeof(name)) < 0)
+	/* FUNC-VAR.conf, by the local's name (not an element's). */
+	if (kw_fit(snprintf(name, sizeof(name), "%s%s%.*s.conf", func, var[0] ? "-" : "",
+			    (int)strcspn(var, "["), var), sizeof(name)) < 0)
 		return -ENAMETOOLONG;
 	r = triage_dir(d, dir, sizeof(dir));
 	if (r == 0)
@@ -88,11 +91,47 @@ static int triage_write(struct kwd *d, const char *func, const char *mod, const 
 	return 0;
 }
 
+/*
+ * The part of local @var of @func a watch covers (1, 2, 4 or 8 bytes)
+ * next to the bad access, @rel bytes from its start (of @size): the local
+ * itself if it is that small; an array's element there (its last past
+ * its end, its first before it); else @var as it is, and the watch file's
+ * config_error says what to name.
+ */
+static void triage_part(struct kwd *d, const char *func, const char *mod, char *var,
+			size_t vn, int64_t rel, uint64_t size)
+{
+	unsigned long last, elem, idx;
+	struct kw_watch w = { .enabled = true };
+	char why[512], part[KMSG_VAR_MAX + 24];
+	const char *p;
+
+	snprintf(w.function, sizeof(w.function), "%s", func);
+	snprintf(w.variable, sizeof(w.variable), "%s", var);
+	snprintf(w.module, sizeof(w.module), "%s", mod);
+	if (ksw_resolve(&d->watches->ksw_vars, d->set.stackvars, &w, why, sizeof(why)) == 0)
+		return;
+	p = strstr(why, "name an element, ");
+	p = p ? strrchr(p, '[') : NULL;
+	if (!p || sscanf(p, "[%lu]", &last) != 1 || !size)
+		return;
+	elem = size / (last + 1);
+	if (!elem)
+		return;
+	idx = rel < 0 ? 0 : (uint64_t)rel >= size ? last : (uint64_t)rel / elem;
+	if (kw_fit(snprintf(part, sizeof(part), "%s[%lu]", var, idx), sizeof(part)) < 0 ||
+	    strlen(part) >= vn)
+		return;
+	strcpy(var, part);
+}
+
 void kwd_triage_report(struct kwd *d, const char *title, const char *text, const char *panic,
 		       bool previous_boot)
 {
-	char func[KW_SYM_MAX + 1], mod[KW_MODULE_MAX + 1], var[KMSG_VAR_MAX];
+	char func[KW_SYM_MAX + 1], mod[KW_MODULE_MAX + 1], var[KMSG_VAR_MAX + 24];
 	char reason[KW_SYM_MAX + KW_MODULE_MAX + KMSG_VAR_MAX + 96];
+	uint64_t size = 0;
+	int64_t rel = 0;
 	const char *source = previous_boot ? "a panic of the previous boot, from pstore" :
 					     "the kernel log";
 
@@ -104,7 +143,8 @@ void kwd_triage_report(struct kwd *d, const char *title, const char *text, const
 		triage_write(d, func, mod, "", reason, source);
 	}
 	if (d->set.triage_kasan_stack &&
-	    kmsg_kasan_stack(text, func, sizeof(func), var, sizeof(var), mod, sizeof(mod))) {
+	    kmsg_kasan_stack_at(text, func, sizeof(func), var, sizeof(var), mod, sizeof(mod), &rel,
+				&size)) {
 		/* "variable = canary" is the canary's watch, not a local's. */
 		if (strcmp(var, "canary") == 0) {
 			log_info("triage: %s's local 'canary' is not one a watch file can name: "
@@ -114,6 +154,7 @@ void kwd_triage_report(struct kwd *d, const char *title, const char *text, const
 		snprintf(reason, sizeof(reason),
 			 "KASAN: stack-out-of-bounds next to %s in %s%s%s%s", var, func,
 			 mod[0] ? " [" : "", mod, mod[0] ? "]" : "");
+		triage_part(d, func, mod, var, sizeof(var), rel, size);
 		triage_write(d, func, mod, var, reason, source);
 	}
 }

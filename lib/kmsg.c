@@ -887,12 +887,13 @@ static bool frame_object(const char *l, uint64_t *start, uint64_t *end, char *na
 	return true;
 }
 
-bool kmsg_kasan_stack(const char *text, char *func, size_t n, char *var, size_t vn, char *mod,
-		      size_t mn)
+bool kmsg_kasan_stack_at(const char *text, char *func, size_t n, char *var, size_t vn,
+			 char *mod, size_t mn, int64_t *rel, uint64_t *size)
 {
 	char line[KMSG_LINE_MAX], name[KMSG_VAR_MAX];
 	char in[KMSG_VAR_MAX] = "", below[KMSG_VAR_MAX] = "", above[KMSG_VAR_MAX] = "";
 	uint64_t off, objs, i, start, end, below_end = 0, above_start = 0;
+	uint64_t in_at[2] = { 0 }, below_at[2] = { 0 }, above_at[2] = { 0 }, *at;
 	bool has_in = false, has_below = false, has_above = false;
 	const char *s = text, *l, *pick;
 
@@ -923,14 +924,19 @@ bool kmsg_kasan_stack(const char *text, char *func, size_t n, char *var, size_t 
 		    !frame_object(l, &start, &end, name, sizeof(name)))
 			goto fail;
 		if (start <= off && off < end) {
-			if (!has_in)
+			if (!has_in) {
 				strcpy(in, name);
+				in_at[0] = start;
+				in_at[1] = end;
+			}
 			has_in = true;
 		} else if (end <= off) {
 			/* An overflow past its end: the nearest below. */
 			if (!has_below || end > below_end) {
 				strcpy(below, name);
 				below_end = end;
+				below_at[0] = start;
+				below_at[1] = end;
 			}
 			has_below = true;
 		} else if (!has_above || start < above_start) {
@@ -938,9 +944,16 @@ bool kmsg_kasan_stack(const char *text, char *func, size_t n, char *var, size_t 
 			strcpy(above, name);
 			has_above = true;
 			above_start = start;
+			above_at[0] = start;
+			above_at[1] = end;
 		}
 	}
 	pick = has_in ? in : has_below ? below : above;
+	at = has_in ? in_at : has_below ? below_at : above_at;
+	if (rel)
+		*rel = (int64_t)(off - at[0]);
+	if (size)
+		*size = at[1] - at[0];
 	if (!kw_ident_ok(pick, KMSG_VAR_MAX - 1, "") || isdigit((unsigned char)*pick) ||
 	    strlen(pick) >= vn)
 		goto fail;
@@ -949,4 +962,10 @@ bool kmsg_kasan_stack(const char *text, char *func, size_t n, char *var, size_t 
 fail:
 	*func = *var = *mod = '\0';
 	return false;
+}
+
+bool kmsg_kasan_stack(const char *text, char *func, size_t n, char *var, size_t vn, char *mod,
+		      size_t mn)
+{
+	return kmsg_kasan_stack_at(text, func, n, var, vn, mod, mn, NULL, NULL);
 }

@@ -184,5 +184,9 @@ bool kmsg_stack_protector(const char *text, char *func, size_t n, char *mod, siz
 #define KMSG_OBJECTS_MAX 256		/* objects of a frame, at most */
 bool kmsg_kasan_stack(const char *text, char *func, size_t n, char *var, size_t vn, char *mod,
 		      size_t mn);
+/* The same, and where the bad access is: @rel bytes from the start of the
+ * local (negative: before it; @size or more: past its end), of @size. */
+bool kmsg_kasan_stack_at(const char *text, char *func, size_t n, char *var, size_t vn,
+			 char *mod, size_t mn, int64_t *rel, uint64_t *size);
 
 #endif

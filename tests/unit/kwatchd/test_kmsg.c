@@ -845,6 +845,26 @@ static void kasan_stack(void **state)
 	/* Before buf, the first: an underflow of buf. */
 	kasan_stack_is(stack_oob("16", STACK_OOB_FRAME, STACK_OOB_OBJS),
 		       "kwatch_platform_stack_oob", "buf", "kwatch_platform");
+	/* Where the access is, from the local's start, and its size. */
+	{
+		int64_t rel = 0;
+		uint64_t size = 0;
+
+		assert_true(kmsg_kasan_stack_at(stack_oob("40", STACK_OOB_FRAME, STACK_OOB_OBJS),
+						f, sizeof(f), v, sizeof(v), m, sizeof(m), &rel,
+						&size));
+		assert_int_equal(rel, 8);	/* buf is [32, 40) */
+		assert_int_equal(size, 8);
+		assert_true(kmsg_kasan_stack_at(stack_oob("16", STACK_OOB_FRAME, STACK_OOB_OBJS),
+						f, sizeof(f), v, sizeof(v), m, sizeof(m), &rel,
+						&size));
+		assert_int_equal(rel, -16);
+		assert_true(kmsg_kasan_stack_at(stack_oob("65", STACK_OOB_FRAME, STACK_OOB_OBJS),
+						f, sizeof(f), v, sizeof(v), m, sizeof(m), &rel,
+						&size));
+		assert_int_equal(rel, 1);	/* inside val, [64, 68) */
+		assert_int_equal(size, 4);
+	}
 	/* Objects in any order; the nearest below wins. */
 	kasan_stack_is(stack_oob("70", STACK_OOB_FRAME, "This frame has 3 objects:\n"
 				 " [64, 68) 'val'\n [32, 40) 'buf'\n [96, 104) 'p'\n"),

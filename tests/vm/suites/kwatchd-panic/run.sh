@@ -362,9 +362,10 @@ t_stack_protector_triage() {
 # element past a local array (the platform module's
 # kwatch_platform_stack_oob) is KASAN's stack-out-of-bounds report, whose
 # frame description names the array, vals; read live from /dev/kmsg, it
-# makes kwatchd write a triage watch on vals in that function, armed at
-# once (the module is loaded): a triage_armed event that says why, and
-# the watch in /proc/kstackwatch.
+# makes kwatchd write a triage watch on vals in that function, its last
+# element (vals[3], next to the store past its end), armed at once (the
+# module is loaded): a triage_armed event that says why, and the watch in
+# /proc/kstackwatch.
 t_kasan_stack_triage() {
 	local f=$TRIAGE/kwatch_platform_stack_oob-vals.conf
 	grep -qw kasan_report /proc/kallsyms || { skip "no KASAN in this kernel"; return; }
@@ -382,6 +383,8 @@ t_kasan_stack_triage() {
 	wait_for 20 test -f $f || { follow_stop; fail "no triage watch file"; ls -l $TRIAGE;
 		dmesg | grep -A30 'KASAN: stack-out-of-bounds' | head -40; diag; return 1; }
 	cat $f
+	# vals is 32 bytes; its last element is next to the store past its end.
+	grep -qx 'variable = vals\[3\]' $f || { follow_stop; fail "not a watch on vals[3]"; return 1; }
 	wait_for 20 grep -q '"type":"triage_armed"' "$EV" ||
 		{ follow_stop; fail "no triage_armed event"; cat /proc/kstackwatch; diag; return 1; }
 	follow_stop
