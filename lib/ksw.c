@@ -459,12 +459,16 @@ static int resolve_in_module(struct ksw_vars *vars, const char *index, struct kw
 	/* Offsets given, or the canary: the file only names gcc's clone. */
 	if (!file[0] && (w->variable[0] && !w->has_ip_offset)) {
 		struct kw_svar_watch sw;
-		char iwhy[200];
 
-		if (resolve_in_index(vars, index, w, &sw, iwhy, sizeof(iwhy)) < 0) {
+		r = resolve_in_index(vars, index, w, &sw, why, n);
+		/* The function in the index: its answer (a variable too
+		 * large names its parts).  Else the file's reason. */
+		if (r < 0 && (!vars->st.st_ino || strstr(why, "no function '"))) {
 			snprintf(why, n, "function %s of module %s: %s", w->function, name, fwhy);
 			return -ENOENT;
 		}
+		if (r < 0)
+			return r;
 		resolved_into(w, &sw);
 	}
 	if (file[0] && !w->has_ip_offset) {

@@ -268,6 +268,12 @@ static void module_in_index(void **state)
 	assert_int_equal(w.local_len, 8);
 	assert_string_equal(w.in_module, "kwtest_nowhere_mod");
 	assert_true(w.waiting);	/* not loaded: arms when it is */
+	/* The index's answer for the function it has: the parts to name. */
+	watch_of(&w, "indexed_fn", "vals");
+	w.module_path[0] = '\0';
+	strcpy(w.module, "kwtest_nowhere_mod");
+	assert_int_equal(resolve(&vars, &w, why, sizeof(why)), -E2BIG);
+	assert_non_null(strstr(why, "name an element, vals[0] to vals[3]"));
 	/* Neither a file nor an index entry: the file's reason. */
 	watch_of(&w, "not_indexed_fn", "x");
 	w.module_path[0] = '\0';
