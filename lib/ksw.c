@@ -463,7 +463,8 @@ static int resolve_in_module(struct ksw_vars *vars, const char *index, struct kw
 		r = resolve_in_index(vars, index, w, &sw, why, n);
 		/* The function in the index: its answer (a variable too
 		 * large names its parts).  Else the file's reason. */
-		if (r < 0 && (!vars->st.st_ino || strstr(why, "no function '"))) {
+		if (r < 0 && !(vars->st.st_ino &&
+				kw_stackvars_has_function(&vars->sv, w->function))) {
 			snprintf(why, n, "function %s of module %s: %s", w->function, name, fwhy);
 			return -ENOENT;
 		}

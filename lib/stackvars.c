@@ -439,6 +439,14 @@ static size_t clones_of(const struct kw_stackvars *sv, const char *func,
 static int resolve_exact(const struct kw_stackvars *sv, const char *func, const char *var,
 			 struct kw_svar_watch *w, char *why, size_t whylen);
 
+bool kw_stackvars_has_function(const struct kw_stackvars *sv, const char *func)
+{
+	const char *clones[KW_SVAR_CLONES_MAX];
+	size_t first;
+
+	return func_range(sv, func, &first) || clones_of(sv, func, clones);
+}
+
 /* @func is only there as clones: resolve in the first clone where @var
  * resolves, the others listed in w->others; if it resolves in none, the
  * first clone's error.  1 if @func has no clone in the index. */

@@ -117,6 +117,9 @@ bool kw_svar_clone_of(const char *sym, const char *func);
 int kw_stackvars_resolve(const struct kw_stackvars *sv, const char *func, const char *var,
 			 struct kw_svar_watch *w, char *why, size_t whylen);
 
+/* @func (or a clone of it) has entries in @sv. */
+bool kw_stackvars_has_function(const struct kw_stackvars *sv, const char *func);
+
 /* The running kernel's index: KW_SVAR_DIR/RELEASE. */
 void kw_stackvars_default_path(char *buf, size_t n);
 
