@@ -101,23 +101,22 @@ static int triage_write(struct kwd *d, const char *func, const char *mod, const 
 static void triage_part(struct kwd *d, const char *func, const char *mod, char *var,
 			size_t vn, int64_t rel, uint64_t size)
 {
-	unsigned long last, elem, idx;
 	struct kw_watch w = { .enabled = true };
 	char why[512], part[KMSG_VAR_MAX + 24];
-	const char *p;
+	unsigned long elem, last, idx;
 
 	snprintf(w.function, sizeof(w.function), "%s", func);
 	snprintf(w.variable, sizeof(w.variable), "%s", var);
 	snprintf(w.module, sizeof(w.module), "%s", mod);
 	if (ksw_resolve(&d->watches->ksw_vars, d->set.stackvars, &w, why, sizeof(why)) == 0)
 		return;
-	p = strstr(why, "name an element, ");
-	p = p ? strrchr(p, '[') : NULL;
-	if (!p || sscanf(p, "[%lu]", &last) != 1 || !size)
+	/* An array: its first element's size gives the element there. */
+	if (kw_fit(snprintf(w.variable, sizeof(w.variable), "%s[0]", var), sizeof(w.variable)) < 0 ||
+	    ksw_resolve(&d->watches->ksw_vars, d->set.stackvars, &w, why, sizeof(why)) < 0 ||
+	    !w.resolved || !w.local_len || size < w.local_len)
 		return;
-	elem = size / (last + 1);
-	if (!elem)
-		return;
+	elem = w.local_len;
+	last = size / elem - 1;
 	idx = rel < 0 ? 0 : (uint64_t)rel >= size ? last : (uint64_t)rel / elem;
 	if (kw_fit(snprintf(part, sizeof(part), "%s[%lu]", var, idx), sizeof(part)) < 0 ||
 	    strlen(part) >= vn)
