@@ -183,14 +183,6 @@ static bool type_wanted(const struct follow *f, const char *type)
 	return false;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static void add_latency(struct follow *f, uint64_t ktime_ns)
 {
 	uint64_t now = f->received_ns;
@@ -312,7 +304,7 @@ static int follow(int fd, struct follow *f)
 		if (r == 0)
 			break;	/* idle: done */
 		n = read(fd, buf + len, sizeof(buf) - 1 - len);
-		f->received_ns = now_ns();
+		f->received_ns = kw_now_usec() * 1000;
 		if (n == 0 && f->input && len > 0) {
 			/* A file that ends without a newline: its last line. */
 			buf[len] = '\0';
