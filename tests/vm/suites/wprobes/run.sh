@@ -26,7 +26,12 @@
 # per-CPU counting perf event on the wprobe's tracepoint counts each hit,
 # and a BPF kprobe-type program attached to it runs on each hit (one that
 # returns 0 drops them all); each refusal says its own reason in error_log
-# (an address the CPU cannot watch, and seven set_wprobe mistakes).
+# (an address the CPU cannot watch, and seven set_wprobe mistakes); a
+# wprobe on w@kwatch_wprobe_target:kwt_var made before the module is loaded
+# is "waiting" in wprobe_profile, armed and hit once the module is loaded,
+# waiting again (and no kernel report) after rmmod while enabled, and hit in
+# the module's next load, as is one made on the plain symbol kwt_var; a
+# symbol the loaded module lacks is refused with its error_log reason.
 #
 # A two-CPU re-point stress (a set_wprobe on each allocation, stores with
 # interrupts off) records no hit at an object another CPU had already
@@ -88,6 +93,7 @@ load_target() {
 t_readme() {
 	grep -qF 'w[maxrate][:[<group>/][<event>]]' $T/README || fail "no wprobe syntax in the tracefs README" || return 1
 	grep -F 'w[maxrate][:' $T/README
+	grep -qF 'addr: [<module>:]<symbol>' $T/README || fail "no MODULE:SYMBOL in the tracefs README"
 }
 
 t_ftracetest() {
@@ -170,6 +176,60 @@ t_access_kinds() {
 		esac
 		echo "-:kw_$kind" >>$DE
 	done
+}
+
+# A module's symbol (MODULE:SYMBOL): created before the module is loaded
+# (waiting), watched in each load of it, parked while it is gone; a plain
+# symbol found in the module is followed the same way.
+profile_state() { awk -v n="$1" '$1 == n { print $NF }' $T/wprobe_profile; }
+t_module_symbol() {
+	local d0 a1 a2 n reports
+	reset_tracing
+	d0=$(dmesg | wc -l)
+	[ -e $VAR ] && { rmmod kwatch_wprobe_target || fail "rmmod kwatch_wprobe_target" || return 1; }
+	echo 'w:kw_mod w@kwatch_wprobe_target:kwt_var:8 value=$value' >>$DE ||
+		fail "w@kwatch_wprobe_target:kwt_var refused before its module is loaded: $(tail -n 2 $T/error_log)" || return 1
+	grep -qx 'w:wprobes/kw_mod w@kwatch_wprobe_target:kwt_var:8 value=$value' $DE || fail "dynamic_events: $(cat $DE)" || return 1
+	echo 1 >$T/events/wprobes/kw_mod/enable
+	expect_eq "kw_mod's state, module not loaded" "$(profile_state kw_mod)" waiting || return 1
+	insmod $MODDIR/kwatch_wprobe_target.ko || fail "insmod kwatch_wprobe_target.ko" || return 1
+	a1=$(awk '$3 == "kwt_var" { print $1 }' /proc/kallsyms)
+	expect_eq "kw_mod's state, module loaded" "$(profile_state kw_mod)" armed || return 1
+	echo "write 7" >$VAR
+	hits kw_mod
+	expect_eq "hits by kwt_write_var in the first load" "$(hits kw_mod | grep -c '(kwt_write_var+0x.*value=0x7$')" 1 || return 1
+	# Unloaded while enabled: parked, the event stays.
+	rmmod kwatch_wprobe_target || fail "rmmod with an enabled wprobe on its variable" || return 1
+	expect_eq "kw_mod's state once the module is gone" "$(profile_state kw_mod)" waiting || return 1
+	grep -q kw_mod $DE || fail "kw_mod went with its module" || return 1
+	insmod $MODDIR/kwatch_wprobe_target.ko || fail "insmod again" || return 1
+	a2=$(awk '$3 == "kwt_var" { print $1 }' /proc/kallsyms)
+	echo "kwt_var: 0x$a1 in the first load, 0x$a2 in the second"
+	expect_eq "kw_mod's state in the second load" "$(profile_state kw_mod)" armed || return 1
+	echo "write 9" >$VAR
+	n=$(hits kw_mod | grep -c '(kwt_write_var+0x.*value=0x9$')
+	expect_eq "kw_mod's hits by kwt_write_var in the second load" "$n" 1 || return 1
+	echo 0 >$T/events/wprobes/kw_mod/enable
+	echo '-:kw_mod' >>$DE
+	# A plain symbol found in the module is followed too.  (One wprobe
+	# on the address at a time: QEMU's TCG reports one of two watchpoints
+	# on one address in DR6.)
+	echo 'w:kw_plain w@kwt_var:8' >>$DE || fail "w@kwt_var refused" || return 1
+	echo 1 >$T/events/wprobes/kw_plain/enable
+	rmmod kwatch_wprobe_target || fail "rmmod with kw_plain on its variable" || return 1
+	expect_eq "kw_plain's state once the module is gone" "$(profile_state kw_plain)" waiting || return 1
+	insmod $MODDIR/kwatch_wprobe_target.ko || fail "insmod a third time" || return 1
+	expect_eq "kw_plain's state in the next load" "$(profile_state kw_plain)" armed || return 1
+	echo "write 11" >$VAR
+	expect_eq "kw_plain's hits in the next load" "$(hits kw_plain | grep -c '(kwt_write_var+0x')" 1 || return 1
+	# A loaded module that lacks the symbol is an error, not a wait.
+	echo 'w:kw_nosym w@kwatch_wprobe_target:kwt_no_such_var:8' >>$DE 2>/dev/null &&
+		fail "a symbol the loaded module lacks was accepted" && return 1
+	tail -n 3 $T/error_log | grep -q 'Invalid watch address or symbol' || fail "error_log: $(tail -n 3 $T/error_log)" || return 1
+	echo 0 >$T/events/wprobes/kw_plain/enable
+	reports=$(dmesg | tail -n +$((d0 + 1)) | grep -E 'BUG:|WARNING:|KASAN|general protection')
+	[ -z "$reports" ] || { echo "$reports" | head -20; fail "kernel reports across the unload and reload"; return 1; }
+	reset_tracing
 }
 
 # set_wprobe on kmem:kmalloc (only kwt_obj_alloc()'s call site) and
