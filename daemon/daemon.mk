@@ -21,7 +21,8 @@ KW_LIB_SRCS := lib/util.c lib/log.c lib/event.c lib/event-text.c lib/queue.c \
 KWD_SRCS := daemon/kwatchd.c daemon/kwatchd-watch.c daemon/kwatchd-wprobe.c \
 	daemon/kwatchd-fuzz.c daemon/kwatchd-fuzzgen.c daemon/kwatchd-fuzzguided.c \
 	daemon/kwatchd-crash.c daemon/kwatchd-server.c daemon/kwatchd-reconcile.c \
-	daemon/kwatchd-inforce.c daemon/kwatchd-status.c daemon/kwatchd-triage.c bpf/kwatch.c
+	daemon/kwatchd-inforce.c daemon/kwatchd-status.c daemon/kwatchd-triage.c \
+	daemon/kwatchd-module.c bpf/kwatch.c
 KWCTL_SRCS := kwatchctl/kwatchctl.c kwatchctl/kwatchctl-events.c kwatchctl/kwatchctl-resolve.c
 KWCTL_HDRS := $(wildcard kwatchctl/*.h) lib/util.h lib/stackvars.h lib/dwarfvars.h \
 	lib/x86insn.h

@@ -6,9 +6,6 @@
  * [watch] keys, the line and the file's I/O are ksw.c's (pure: the host
  * tests link them without a daemon). */
 #include <errno.h>
-#include <linux/netlink.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +17,7 @@
 #include "kwatch-loader.h"
 #include "kwatchd-watch.h"
 #include "kwatchd-triage.h"
+#include "kwatchd-module.h"
 
 struct kwd_watches *kwd_watches_new(void)
 {
@@ -31,7 +29,6 @@ void kwd_watches_free(struct kwd_watches *w)
 	if (!w)
 		return;
 	sd_event_source_disable_unref(w->ksw_retry);
-	sd_event_source_disable_unref(w->uevents);
 	ksw_vars_free(&w->ksw_vars);
 	free(w);
 }
@@ -269,7 +266,7 @@ static void module_went(struct kwd *d, const char *name)
 }
 
 /* Uevents were lost: look at each module a watch file names instead. */
-static void modules_resync(struct kwd *d)
+void kwd_watches_resync(struct kwd *d)
 {
 	size_t i;
 
@@ -281,7 +278,7 @@ static void modules_resync(struct kwd *d)
 		if (d->cur[i].kind != KW_WATCH || !w->in_module[0])
 			continue;
 		kw_strlcpy(name, w->in_module, sizeof(name));
-		live = kw_module_live("/sys/module", name);
+		live = kw_module_live(KW_SYSFS_MODULE, name);
 		if (live && w->waiting)
 			module_came(d, name);
 		else if (!live && kwd_watch_armed_of(d, &d->cur[i]))
@@ -289,87 +286,12 @@ static void modules_resync(struct kwd *d)
 	}
 }
 
-/* One uevent: "ACTION@DEVPATH", then KEY=VALUE strings, NUL-separated.
- * A module's: SUBSYSTEM=module, DEVPATH=/module/NAME; add once its init
- * has run, remove once it is gone. */
-static void uevent(struct kwd *d, const char *buf, size_t len)
+void kwd_watches_module(struct kwd *d, const char *name, bool loaded)
 {
-	const char *action = NULL, *devpath = NULL, *subsystem = NULL, *p, *end = buf + len;
-
-	for (p = buf; p < end; p += strnlen(p, end - p) + 1) {
-		if (!strncmp(p, "ACTION=", 7))
-			action = p + 7;
-		else if (!strncmp(p, "DEVPATH=", 8))
-			devpath = p + 8;
-		else if (!strncmp(p, "SUBSYSTEM=", 10))
-			subsystem = p + 10;
-	}
-	if (!action || !devpath || !subsystem || strcmp(subsystem, "module") ||
-	    strncmp(devpath, "/module/", 8) || !kw_ident_ok(devpath + 8, KW_MODULE_MAX, ""))
-		return;
-	if (!strcmp(action, "add"))
-		module_came(d, devpath + 8);
-	else if (!strcmp(action, "remove"))
-		module_went(d, devpath + 8);
-}
-
-#define UEVENTS_PER_WAKEUP 64
-
-static int on_uevents(sd_event_source *s, int fd, uint32_t revents, void *userdata)
-{
-	char buf[8192 + 1];
-	struct sockaddr_nl sa;
-	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) - 1 };
-	struct msghdr mh = { .msg_name = &sa, .msg_namelen = sizeof(sa), .msg_iov = &iov,
-			     .msg_iovlen = 1 };
-	ssize_t n;
-	int i;
-
-	(void)s;
-	(void)revents;
-	for (i = 0; i < UEVENTS_PER_WAKEUP; i++) {
-		mh.msg_namelen = sizeof(sa);
-		n = recvmsg(fd, &mh, MSG_DONTWAIT);
-		if (n < 0) {
-			if (errno == ENOBUFS) {
-				log_warning("module uevents lost (ENOBUFS): looking at each module");
-				modules_resync(userdata);
-				continue;
-			}
-			break;
-		}
-		/* The kernel's only (port 0): no process can fake a load. */
-		if (mh.msg_namelen != sizeof(sa) || sa.nl_pid != 0 || (mh.msg_flags & MSG_TRUNC))
-			continue;
-		buf[n] = '\0';
-		uevent(userdata, buf, n);
-	}
-	return 0;
-}
-
-/* Hear of module loads and unloads from now on (the kernel's uevents,
- * which reach the daemon's network namespace too); once. */
-static void watch_modules(struct kwd *d)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = 1 };
-	_cleanup_close_ int fd = -1;
-	int r;
-
-	if (d->watches->uevents)
-		return;
-	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_KOBJECT_UEVENT);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		r = neg_errno();
+	if (loaded)
+		module_came(d, name);
 	else
-		r = sd_event_add_io(d->ev, &d->watches->uevents, fd, EPOLLIN, on_uevents, d);
-	if (r < 0) {
-		log_warning_errno(r, "cannot follow module loads (uevents): %m; a watch on a "
-				  "module's function arms at the next reload after its module is "
-				  "loaded");
-		return;
-	}
-	sd_event_source_set_io_fd_own(d->watches->uevents, true);
-	fd = -1;
+		module_went(d, name);
 }
 
 /* Arm @f's watch, its variable= resolved first.  The file's version in
@@ -395,7 +317,7 @@ int kwd_watch_arm(struct kwd *d, struct kw_file *f, char *line, size_t n, const 
 		return r;
 	}
 	if (f->watch.in_module[0])
-		watch_modules(d);
+		kwd_modules_follow(d);
 	if (f->watch.waiting) {
 		/* Its version in force, if armed, was of the module that went. */
 		if (prev)

@@ -48,10 +48,6 @@ struct kwd_watches {
 	sd_event_source *ksw_retry;
 	bool ksw_reload_wanted;
 	struct ksw_vars ksw_vars;	/* variable= names: the stack variable index */
-	/* Module loads and unloads (the kernel's uevents), from the first
-	 * watch on a module's function: it arms when its module is loaded,
-	 * and waits again when it goes. */
-	sd_event_source *uevents;
 };
 
 struct kwd_watches *kwd_watches_new(void);

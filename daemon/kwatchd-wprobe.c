@@ -25,6 +25,8 @@
 #include "log.h"
 #include "util.h"
 #include "kwatchd-wprobe.h"
+#include "kwatchd-module.h"
+#include "module.h"
 
 /* --- the kernel's side, in tracefs ---------------------------------------- */
 
@@ -38,6 +40,18 @@ bool wprobe_supported(const char *tracefs)
 		return false;
 	/* "w[maxrate][:" since the hit-storm guard, "w[:" before it */
 	return strstr(readme, "w[:") || strstr(readme, "w[maxrate][:");
+}
+
+bool wprobe_module_supported(const char *tracefs)
+{
+	_cleanup_free_ char *readme = NULL;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/README", tracefs);
+	if (kw_read_file(path, 1 << 20, &readme, NULL) < 0)
+		return false;
+	/* the wprobe's "addr:" line since MODULE:SYMBOL */
+	return strstr(readme, "addr: [<module>:]<symbol>[+|-<offset>]");
 }
 
 int wprobe_instance_open(const char *tracefs, const char *instance, char *pipe, size_t n)
@@ -223,6 +237,53 @@ int wprobe_remove_stale(const char *tracefs, const char *instance,
 	return n;
 }
 
+/* --- a module's symbol: the kernel follows it into each load --------------- */
+
+/* wprobe_armed or wprobe_waiting for @f, whose module is @name. */
+static void module_state(struct kwd *d, const struct kw_file *f, bool loaded, const char *why)
+{
+	json_object *ev = kw_event_new(loaded ? "wprobe_armed" : "wprobe_waiting");
+	char reason[KW_MODULE_MAX + KW_SYM_MAX + 96];
+
+	snprintf(reason, sizeof(reason), loaded ? "module %s %s: watching %s in it" :
+		 "module %s %s: %s is watched when it is loaded", f->wprobe.module, why,
+		 f->wprobe.symbol);
+	log_info("%s: %s", f->name, reason);
+	if (!ev)
+		return;
+	kwd_file_fields(ev, f);
+	kw_event_add_str(ev, "wprobe", f->wprobe.name);
+	kw_event_add_str(ev, "module", f->wprobe.module);
+	kw_event_add_str(ev, "symbol", f->wprobe.symbol);
+	kw_event_add_str(ev, "reason", reason);
+	kwd_emit(d, ev);
+}
+
+void kwd_wprobes_module(struct kwd *d, const char *name, bool loaded)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_cur; i++) {
+		const struct kw_file *f = &d->cur[i];
+
+		if (f->kind == KW_WPROBE && f->wprobe.enabled && !strcmp(f->wprobe.module, name))
+			module_state(d, f, loaded, loaded ? "was loaded" : "was unloaded");
+	}
+}
+
+void kwd_wprobes_resync(struct kwd *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n_cur; i++) {
+		const struct kw_file *f = &d->cur[i];
+
+		if (f->kind == KW_WPROBE && f->wprobe.enabled && f->wprobe.module[0])
+			module_state(d, f, kw_module_live(KW_SYSFS_MODULE, f->wprobe.module),
+				     "is loaded or not (uevents were lost)");
+	}
+}
+
 /* --- the apply steps ------------------------------------------------------ */
 
 int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
@@ -235,6 +296,14 @@ int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 		return 0;
 	if (!d->wprobes->ok)
 		return -EOPNOTSUPP;
+	if (f->wprobe.module[0] && !d->wprobes->module_ok) {
+		snprintf(reason, n, "this kernel's wprobes take no MODULE:SYMBOL (the series' "
+			 "\"tracing: Follow a wprobe's module symbol across unload and reload\")");
+		return -EOPNOTSUPP;
+	}
+	/* Before the wprobe: a load meanwhile is heard. */
+	if (f->wprobe.module[0])
+		kwd_modules_follow(d);
 	/* The wprobe is enabled in our instance: it must exist first. */
 	r = kwd_pipe_open(d);
 	if (r < 0)
@@ -250,6 +319,8 @@ int wp_create(struct kwd *d, const struct kw_file *f, char *reason, size_t n)
 		kw_event_add_str(ev, "definition", line);
 		kwd_emit(d, ev);
 	}
+	if (f->wprobe.module[0] && !kw_module_live(KW_SYSFS_MODULE, f->wprobe.module))
+		module_state(d, f, false, "is not loaded");
 	return 0;
 }
 
@@ -465,16 +536,21 @@ void kwd_pipe_close(struct kwd *d)
 
 void kwd_wprobes_status(struct kwd *d, json_object *st)
 {
-	json_object *wps = json_object_new_array();
+	json_object *wps = json_object_new_array(), *waiting = json_object_new_array();
 	size_t i;
 
-	for (i = 0; wps && i < d->n_cur; i++) {
+	for (i = 0; wps && waiting && i < d->n_cur; i++) {
 		const struct kw_file *f = &d->cur[i];
 
-		if (f->kind == KW_WPROBE && f->wprobe.enabled)
-			json_object_array_add(wps, json_object_new_string(f->wprobe.name));
+		if (f->kind != KW_WPROBE || !f->wprobe.enabled)
+			continue;
+		json_object_array_add(wps, json_object_new_string(f->wprobe.name));
+		if (f->wprobe.module[0] && !kw_module_live(KW_SYSFS_MODULE, f->wprobe.module))
+			json_object_array_add(waiting, json_object_new_string(f->wprobe.name));
 	}
 	json_object_object_add(st, "wprobes", wps);
+	/* Those on a module's symbol whose module is not loaded. */
+	json_object_object_add(st, "wprobes_waiting", waiting);
 	kw_event_add_bool(st, "wprobe_support", d->wprobes->ok);
 }
 

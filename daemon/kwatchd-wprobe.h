@@ -25,6 +25,7 @@ struct kwd;
 /* The wprobes' runtime, one per daemon (struct kwd's wprobes). */
 struct kwd_wprobes {
 	bool ok;			/* the kernel has wprobes: wprobe_supported() */
+	bool module_ok;			/* and MODULE:SYMBOL: wprobe_module_supported() */
 	char trace_pipe[PATH_MAX];
 	int pipe_fd;			/* -1: not open */
 	sd_event_source *pipe_io;
@@ -50,13 +51,16 @@ void kwd_wprobe_clear_stale(struct kwd *d);
 int kwd_pipe_open(struct kwd *d);
 void kwd_pipe_close(struct kwd *d);
 
-/* The status reply's "wprobes" (the names of those in force) and
+/* The status reply's "wprobes" (the names of those in force),
+ * "wprobes_waiting" (those whose module is not loaded) and
  * "wprobe_support". */
 void kwd_wprobes_status(struct kwd *d, json_object *st);
 
 /* The kernel's side, in tracefs. */
 /* tracefs/README mentions the w: syntax. */
 bool wprobe_supported(const char *tracefs);
+/* Its wprobes take MODULE:SYMBOL, and follow it across unload and reload. */
+bool wprobe_module_supported(const char *tracefs);
 /* mkdir <tracefs>/instances/<instance>; fills the trace_pipe path. */
 int wprobe_instance_open(const char *tracefs, const char *instance, char *pipe, size_t n);
 /* Create, attach triggers and enable.  On failure nothing is left behind;

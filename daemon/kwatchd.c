@@ -21,6 +21,7 @@
 #include "log.h"
 #include "util.h"
 #include "kwatchd-wprobe.h"
+#include "kwatchd-module.h"
 
 /* Unpaced bench events made per loop iteration: as many as the BPF ring
  * buffer hands over at one wakeup (KWBPF_BATCH), so the synthetic source
@@ -621,6 +622,7 @@ int main(int argc, char **argv)
 	if (r < 0)
 		goto out;
 	d.wprobes->ok = wprobe_supported(d.set.tracefs);
+	d.wprobes->module_ok = d.wprobes->ok && wprobe_module_supported(d.set.tracefs);
 	lifecycle_event(&d, "daemon_start", d.wprobes->ok ? "wprobes supported" :
 			"no wprobe support in this kernel");
 	r = kwbpf_open(&d);
@@ -683,6 +685,7 @@ out:
 	sd_event_source_disable_unref(d.quiet);
 	sd_event_source_disable_unref(d.bench);
 	sd_event_source_disable_unref(d.reload_cmd);
+	kwd_modules_stop(&d);
 	kwd_watches_free(d.watches);
 	ksym_cache_free(&d.syms);
 	kwd_wprobes_free(d.wprobes);

@@ -52,6 +52,9 @@ struct kwd {
 	struct kwbpf *bpf;		/* bpf/kwatch.c; NULL: no BPF programs */
 	struct crash_rt *crash;		/* kwatchd-crash.c; NULL: no crash capture */
 	struct ksym_cache syms;		/* kallsyms, for BPF stacks and crash frames */
+	/* Module loads and unloads, from the first watch or wprobe on a
+	 * module (kwatchd-module.c). */
+	sd_event_source *module_events;
 
 	bool journal_failing;	/* said once until a send works again */
 	sd_event_source *conf_src[_KW_KIND_MAX + 1];

@@ -86,6 +86,7 @@ struct kw_wprobe {
 	char name[KW_NAME_MAX + 1];
 	char access[3];			/* r, w, rw */
 	char symbol[KW_SYM_MAX + 1];	/* empty: address */
+	char module[KW_MODULE_MAX + 1];	/* symbol's module; "": vmlinux or any loaded */
 	unsigned long address;
 	bool has_address;
 	long offset;

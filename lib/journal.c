@@ -52,11 +52,13 @@ const struct kw_journal_type kw_journal_types[] = {
 	{ "watch_armed", "6e3ad676be52f7876ca2c5c7a59537b2", LOG_INFO, true },
 	{ "watch_disarmed", "509e566a6f0fdb58f5b07a1b4c93376b", LOG_INFO, true },
 	{ "watch_waiting", "a56df85fcd8c42918f69bb61050012aa", LOG_INFO, true },
+	{ "wprobe_armed", "8770f2594600b343c859c1727b220e35", LOG_INFO, true },
 	{ "wprobe_created", "24500ecc21df3d1ea4c4337e7559e777", LOG_INFO, true },
 	{ "wprobe_hit", "1974620924f373f93d390a1042f3d578", LOG_DEBUG, false },
 	{ "wprobe_removed", "f86d9eac35126a9cfca6d1b2fdf5b851", LOG_INFO, true },
 	{ "wprobe_sample", "00982dd15ea9023ae1035ce822292f27", LOG_DEBUG, false },
 	{ "wprobe_storm", "af6717ecf60380ef249b0f48afa172ae", LOG_WARNING, true },
+	{ "wprobe_waiting", "45a337fa5123966f2e274fcf5b31e2e8", LOG_INFO, true },
 };
 
 const size_t kw_journal_n_types = sizeof(kw_journal_types) / sizeof(kw_journal_types[0]);

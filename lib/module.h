@@ -36,6 +36,8 @@ void kw_module_vars_free(struct kw_module_vars *mv);
  * "/x/my-mod.ko" is my_mod.  -EINVAL if @path names no .ko file. */
 int kw_module_name_of(const char *path, char *name, size_t n);
 
+#define KW_SYSFS_MODULE "/sys/module"
+
 /* The module is loaded and live (its init has run); /sys/module/ can be
  * given another root for the host tests. */
 bool kw_module_live(const char *sysfs, const char *name);

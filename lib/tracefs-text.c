@@ -253,14 +253,16 @@ int wprobe_parse_storm(const char *line, struct wprobe_storm *s)
  * the trigger files). */
 int kw_wprobe_line(const struct kw_wprobe *p, const char *group, char *buf, size_t n)
 {
-	char where[160], rate[16] = "";
+	char where[KW_MODULE_MAX + KW_SYM_MAX + 32], rate[16] = "";
 
 	if (p->max_rate)
 		snprintf(rate, sizeof(rate), "%u", p->max_rate);
 	if (p->symbol[0] && p->offset)
-		snprintf(where, sizeof(where), "%s%+ld", p->symbol, p->offset);
+		snprintf(where, sizeof(where), "%s%s%s%+ld", p->module, p->module[0] ? ":" : "",
+			 p->symbol, p->offset);
 	else if (p->symbol[0])
-		snprintf(where, sizeof(where), "%s", p->symbol);
+		snprintf(where, sizeof(where), "%s%s%s", p->module, p->module[0] ? ":" : "",
+			 p->symbol);
 	else
 		snprintf(where, sizeof(where), "0x%lx", p->address);
 	return kw_fit(snprintf(buf, n, "w%s:%s/%s %s@%s:%u%s%s " KW_COMM_ARG "=$comm", rate, group,
@@ -366,9 +368,32 @@ int kw_wprobe_key(struct parse_state *ps, struct kw_wprobe *p, const char *key, 
 			return kw_bad(ps, "access: want r, w or rw, got '%s'", v);
 		strcpy(p->access, v);
 	} else if (strcmp(key, "symbol") == 0) {
+		const char *colon = strchr(v, ':');
+		char mod[KW_MODULE_MAX + 1];
+
+		/* MODULE:SYMBOL, as the kernel's probes write it */
+		if (colon && (size_t)(colon - v) < sizeof(mod)) {
+			memcpy(mod, v, colon - v);
+			mod[colon - v] = '\0';
+			if (!kw_ident_ok(mod, KW_MODULE_MAX, ""))
+				return kw_bad(ps, "symbol: not a module name before ':': '%s'", v);
+			if (p->module[0] && strcmp(p->module, mod))
+				return kw_bad(ps, "symbol: module %s, but module = %s", mod,
+					      p->module);
+			strcpy(p->module, mod);
+			v = colon + 1;
+		} else if (colon) {
+			return kw_bad(ps, "symbol: not a module name before ':': '%s'", v);
+		}
 		if (!kw_ident_ok(v, KW_SYM_MAX, "."))
 			return kw_bad(ps, "symbol: not a symbol name: '%s'", v);
 		strcpy(p->symbol, v);
+	} else if (strcmp(key, "module") == 0) {
+		if (!kw_ident_ok(v, KW_MODULE_MAX, ""))
+			return kw_bad(ps, "module: not a module name: '%s'", v);
+		if (p->module[0] && strcmp(p->module, v))
+			return kw_bad(ps, "module: %s, but symbol names module %s", v, p->module);
+		strcpy(p->module, v);
 	} else if (strcmp(key, "address") == 0) {
 		if (kw_parse_ulong(v, ULONG_MAX, &ul) < 0)
 			return kw_bad(ps, "address: want a number, got '%s'", v);
@@ -439,5 +464,8 @@ int kw_wprobe_validate(struct parse_state *ps, struct kw_wprobe *p, const char *
 	}
 	if (p->has_address && p->offset)
 		return kw_bad(ps, "offset= applies to symbol= only"), -EINVAL;
+	if (p->module[0] && !p->symbol[0])
+		return kw_bad(ps, "module= names the module of symbol=: give symbol= too"),
+		       -EINVAL;
 	return 0;
 }

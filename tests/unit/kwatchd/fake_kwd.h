@@ -63,6 +63,13 @@ void kwbpf_wprobe_detach(struct kwd *d, const char *name)
 }
 #endif
 
+/* kwatchd-module.c's, called by the watches and wprobes: no uevents in a
+ * host test. */
+void kwd_modules_follow(struct kwd *d)
+{
+	(void)d;
+}
+
 /* Called after each blob the daemon writes: the tests count them. */
 static unsigned int fake_bpf_polls;
 bool kwbpf_poll(struct kwd *d)

@@ -260,6 +260,40 @@ static void wprobe_ok(void **state)
 	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol=x\nmax_rate = 1000000\n", &f), 0);
 }
 
+/* A module's symbol: MODULE:SYMBOL, or module= beside symbol=; written as
+ * the kernel's probes take it. */
+static void wprobe_module(void **state)
+{
+	struct kw_file f;
+	char line[512];
+
+	(void)state;
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\naccess = w\nsymbol = my_mod:my_var\n"
+			       "length = 8\n", &f), 0);
+	assert_string_equal(f.wprobe.module, "my_mod");
+	assert_string_equal(f.wprobe.symbol, "my_var");
+	kw_wprobe_line(&f.wprobe, "kwatchd", line, sizeof(line));
+	assert_string_equal(line, "w:kwatchd/my_file w@my_mod:my_var:8 kwatchd_comm=$comm");
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nmodule = my_mod\nsymbol = my_var\noffset = 8\n",
+			       &f), 0);
+	kw_wprobe_line(&f.wprobe, "g", line, sizeof(line));
+	assert_string_equal(line, "w:g/my_file rw@my_mod:my_var+8:4 kwatchd_comm=$comm");
+	/* The same module twice is fine; two are not. */
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol = m:v\nmodule = m\n", &f), 0);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol = m:v\nmodule = n\n", &f), -EINVAL);
+	assert_int_equal(f.err_line, 3);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nmodule = n\nsymbol = m:v\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol = :v\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol = m:\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol = m:v:w\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nsymbol = m-x:v\n", &f), -EINVAL);
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nmodule = bad/name\nsymbol = v\n", &f), -EINVAL);
+	/* module= names symbol='s module: an address has none. */
+	assert_int_equal(parse(KW_WPROBE, "[wprobe]\nmodule = m\naddress = 0xffff888000000000\n", &f),
+			 -EINVAL);
+	assert_non_null(strstr(f.err_reason, "module="));
+}
+
 static void wprobe_errors(void **state)
 {
 	struct kw_file f;
@@ -730,6 +764,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(watch_resolved, tmpdir_setup, tmpdir_teardown),
 		cmocka_unit_test(watch_errors),
 		cmocka_unit_test(wprobe_ok),
+		cmocka_unit_test(wprobe_module),
 		cmocka_unit_test(wprobe_errors),
 		cmocka_unit_test(fuzz_ok_and_errors),
 		cmocka_unit_test(settings),

@@ -397,6 +397,45 @@ t_module_by_name() {
 	events_of catch | field location | sort | uniq -c
 }
 
+# A wprobe.d file on a module's symbol: it waits for the module
+# (wprobe_waiting, status), is armed when the module is loaded
+# (wprobe_armed) and hit by its store, waits again when it goes and is hit
+# again in the next load: the kernel follows the symbol, kwatchd says so.
+wp_loaded() { [ -e $VAR ]; }
+t_wprobe_module() {
+	local ev n
+	wp_loaded && { rmmod kwatch_wprobe_target || fail "rmmod kwatch_wprobe_target" || return 1; }
+	follow_start
+	put $CONF/wprobe.d kwmod.conf '[wprobe]\nname = kwmod\naccess = w\nsymbol = kwatch_wprobe_target:kwt_var\nlength = 8\n'
+	wait_for 10 grep -q '"type":"wprobe_waiting"' "$EV" || { follow_stop; fail "no wprobe_waiting before the module is loaded"; return 1; }
+	events_of wprobe_waiting | cut -c1-400
+	kwatchctl status -r | head -n1 | grep -q '"wprobes_waiting":\["kwmod"\]' ||
+		{ follow_stop; fail "status: no kwmod under wprobes_waiting"; return 1; }
+	grep -q 'w:kwatchd/kwmod w@kwatch_wprobe_target:kwt_var:8' /sys/kernel/tracing/dynamic_events ||
+		{ follow_stop; fail "dynamic_events: $(cat /sys/kernel/tracing/dynamic_events)"; return 1; }
+	insmod $MODDIR/kwatch_wprobe_target.ko || { follow_stop; fail "insmod kwatch_wprobe_target"; return 1; }
+	wait_for 10 grep -q '"type":"wprobe_armed"' "$EV" || { follow_stop; fail "no wprobe_armed once the module is loaded"; return 1; }
+	kwatchctl status -r | head -n1 | grep -q '"wprobes_waiting":\[\]' || { follow_stop; fail "status: still waiting"; return 1; }
+	echo "write 5" >$VAR
+	wait_for 10 grep -q '"type":"wprobe_hit".*"wprobe":"kwmod"' "$EV" || { follow_stop; fail "no wprobe_hit in the first load"; return 1; }
+	ev=$(events_of wprobe_hit | grep '"wprobe":"kwmod"' | tail -n1)
+	echo "$ev" | cut -c1-300
+	echo "$ev" | field location | grep -q '^kwt_write_var+' || { follow_stop; fail "the hit does not name kwt_write_var: $ev"; return 1; }
+	n=$(events_of wprobe_waiting | wc -l)
+	rmmod kwatch_wprobe_target || { follow_stop; fail "rmmod with kwatchd's wprobe on its variable"; return 1; }
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"wprobe_waiting\"' $EV) -gt $n ]" || { follow_stop; fail "no wprobe_waiting after rmmod"; return 1; }
+	insmod $MODDIR/kwatch_wprobe_target.ko || { follow_stop; fail "insmod again"; return 1; }
+	wait_for 10 sh -c "[ \$(grep -c '\"type\":\"wprobe_armed\"' $EV) -ge 2 ]" || { follow_stop; fail "no wprobe_armed in the second load"; return 1; }
+	echo "write 6" >$VAR
+	wait_for 10 sh -c "[ \$(grep '\"type\":\"wprobe_hit\"' $EV | grep -c '\"wprobe\":\"kwmod\"') -ge 2 ]" ||
+		{ follow_stop; fail "no wprobe_hit in the second load"; return 1; }
+	follow_stop
+	rm -f $CONF/wprobe.d/kwmod.conf
+	wait_for 10 sh -c "! grep -q kwmod /sys/kernel/tracing/dynamic_events" || fail "kwmod left in dynamic_events" || return 1
+	events_of wprobe_armed | cut -c1-300
+	expect_eq "kwmod's hits (one a load)" "$(events_of wprobe_hit | grep -c '"wprobe":"kwmod"')" 2
+}
+
 # Catch to socket latency: the catch event's kernel_ns against its receipt,
 # with the kernel's report of each catch printed on the serial console
 # (the VM's default), its header only (console level 4, Debian's default)
@@ -906,7 +945,7 @@ CONF
 	rm $CONF/wprobe.d/v.conf
 	systemctl stop kwatchd
 	# The bare reader's wprobe, enabled in an instance nobody reads.
-	echo 'w:kwbare/kwv w@kwt_var:8' >>$T/dynamic_events || fail "cannot create the bare wprobe" || return 1
+	echo 'w:kwbare/kwv w@kwt_var:8' >>/sys/kernel/tracing/dynamic_events || fail "cannot create the bare wprobe" || return 1
 	mkdir -p $T/instances/kwbare
 	echo 1 >$T/instances/kwbare/events/kwbare/kwv/enable
 	# Lines written one at a time (a minimal reader), then 256 at a time
@@ -934,7 +973,7 @@ CONF
 	done
 	echo 0 >$T/instances/kwbare/events/kwbare/kwv/enable
 	rmdir $T/instances/kwbare
-	echo '-:kwbare/kwv' >>$T/dynamic_events
+	echo '-:kwbare/kwv' >>/sys/kernel/tracing/dynamic_events
 	cp /tmp/kwatchd.conf.orig $CONF/kwatchd.conf
 	systemctl start kwatchd
 	for k in 1 4; do
