@@ -142,7 +142,7 @@ t_simple_target() {
 		expect_eq "$t/$f mode" "$(stat -c %a $KFT/$t/$f 2>&1)" 200 || return 1
 	done
 	grep -qx "simple $t" $TAB || fail "kfuzztest-list does not list $t as simple" || return 1
-	grep -qx "target $t struct kfuzztest_simple_arg (16 bytes)" $TAB ||
+	grep -qx "target $t struct kfuzztest_simple_arg_$t (16 bytes)" $TAB ||
 		fail "kfuzztest-list does not list $t's structured twin" || return 1
 	echo >$T/trace
 	echo 1 >$T/events/kfuzztest/enable
@@ -375,14 +375,14 @@ t_length_tied_to_region() {
 
 # Hand-written schemas of every target in the tree, with 64-byte buffers
 # (the bridge's default for a derived one).
-HAND_test_pkcs7_parse_message='pkcs7_parse_message_arg { ptr[data] len[data, u64] }; data { arr[u8, 64] };'
-HAND_test_rsa_parse_priv_key='rsa_parse_key_arg { ptr[key] len[key, u64] }; key { arr[u8, 64] };'
-HAND_test_rsa_parse_pub_key=$HAND_test_rsa_parse_priv_key
+HAND_test_pkcs7_parse_message='kfuzztest_simple_arg_test_pkcs7_parse_message { ptr[data] len[data, u64] }; data { arr[u8, 64] };'
+HAND_test_rsa_parse_priv_key='rsa_parse_priv_key_arg { ptr[key] len[key, u64] }; key { arr[u8, 64] };'
+HAND_test_rsa_parse_pub_key='rsa_parse_pub_key_arg { ptr[key] len[key, u64] }; key { arr[u8, 64] };'
 HAND_test_overflow_on_nested_buffer='nested_buffers { ptr[a] len[a, u64] ptr[b] len[b, u64] }; a { arr[u8, 64] }; b { arr[u8, 64] };'
 HAND_test_underflow_on_buffer='some_buffer { ptr[buf] len[buf, u64] }; buf { arr[u8, 64] };'
 HAND_test_trivial='trivial_arg { u64 u64 };'
 HAND_test_null_deref='maybe_null { ptr[v] }; v { u64 };'
-HAND_test_simple_record='kfuzztest_simple_arg { ptr[data] len[data, u64] }; data { arr[u8, 64] };'
+HAND_test_simple_record='kfuzztest_simple_arg_test_simple_record { ptr[data] len[data, u64] }; data { arr[u8, 64] };'
 HAND_test_guided_frame='guided_frame { ptr[data] len[data, u64] ptr[rec] }; data { arr[u8, 64] }; rec { u8 u8 };'
 
 # Schemas derived from the running kernel's BTF and the image's target
