@@ -14,7 +14,7 @@
  *	annotation: input_type, field_name, linked_field, attrib (32 bytes)
  *	simple:     name, run                                   (16 bytes)
  * A raw-buffer target (FUZZ_TEST_SIMPLE) is also a structured target of
- * struct kfuzztest_simple_arg; a kernel without them has no simple
+ * its own struct kfuzztest_simple_arg_NAME; a kernel without them has no simple
  * section, which is not an error.
  *
  * A module (.ko, ELF ET_REL, x86_64) has no such symbols: its records are
@@ -28,6 +28,11 @@
  * else the file's name without ".ko", '-' made '_'; its target lines end
  * in " module NAME" and its JSON objects have "module":"NAME".  Every read
  * of a module is bounded by its section.
+ *
+ * kfuzztest-list --check-syzkaller VMLINUX applies syzkaller's rules for
+ * finding and describing targets (pkg/kfuzztest) to the records and their
+ * structs' DWARF, and --syzlang VMLINUX prints the descriptions syzkaller
+ * derives from them (kfuzztest-syz.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -40,6 +45,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "kfuzztest-list.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -515,15 +522,163 @@ static int list(struct image *im, const struct kind *k, int json, int *first)
 	return 0;
 }
 
+/* --- the records for kfuzztest-syz.c --- */
+
+static void problem(struct kft_records *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void problem(struct kft_records *r, const char *fmt, ...)
+{
+	size_t len = r->problems ? strlen(r->problems) : 0;
+	char line[512];
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	p = realloc(r->problems, len + strlen(line) + 2);
+	if (!p)
+		return;
+	r->problems = p;
+	sprintf(p + len, "%s\n", line);
+	r->n_problems++;
+}
+
+/*
+ * syzkaller reads each record string as the 128 bytes at its address in
+ * the first section that holds the address: NULL is read from whatever
+ * section holds address 0, and a string in the last 127 bytes of its
+ * section, or longer than 127 bytes, fails the whole extraction.
+ */
+static const char *syz_string_problem(struct image *im, uint64_t addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	char buf[KFT_STR];
+
+	if (!addr)
+		return "NULL, not a string (syzkaller reads a string there)";
+	while ((scn = elf_nextscn(im->elf, scn))) {
+		if (!gelf_getshdr(scn, &sh) || addr < sh.sh_addr || addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		if (addr + KFT_STR > sh.sh_addr + sh.sh_size)
+			return "in the last 127 bytes of its section (syzkaller reads 128)";
+		if (read_at(im, addr, buf, sizeof(buf)) || !memchr(buf, '\0', sizeof(buf)))
+			return "not a string of at most 127 bytes";
+		return NULL;
+	}
+	return "in no section";
+}
+
+static int collect(struct image *im, struct kft_records *r)
+{
+	static const char *const what[] = { "target", "constraint", "annotation" };
+	static const char *const fields[][3] = {
+		{ "name", "arg_type_name", NULL },
+		{ "input_type", "field_name", NULL },
+		{ "input_type", "field_name", "linked_field_name" },
+	};
+	char s[3][KFT_STR];
+	uint64_t rec[8];
+	size_t k, i, f;
+	int ret;
+
+	for (k = 0; k < 3; k++) {
+		struct records rs = { .im = im, .kind = &kinds[k] };
+		const char *why;
+
+		ret = im->ops->find(&rs);
+		if (ret < 0)
+			return ret;
+		for (i = 0; i < rs.n; i++) {
+			ret = im->ops->record(&rs, i, rec);
+			for (f = 0; !ret && f < 3; f++) {
+				s[f][0] = '\0';
+				if (fields[k][f])
+					ret = im->ops->string(&rs, i, 8 * f, rec, s[f], KFT_STR);
+			}
+			if (ret < 0)
+				return ret;
+			for (f = 0; f < 3; f++) {
+				why = fields[k][f] ? syz_string_problem(im, rec[f]) : NULL;
+				if (why)
+					problem(r, "%s %s%s%s: its %s is %s", what[k],
+						s[0], k ? "." : "", k ? s[1] : "",
+						fields[k][f], why);
+			}
+			if (k == TARGETS) {
+				struct kft_target *t = realloc(r->t, (r->n_t + 1) * sizeof(*t));
+
+				if (!t)
+					return -ENOMEM;
+				r->t = t;
+				t += r->n_t++;
+				memcpy(t->name, s[0], KFT_STR);
+				memcpy(t->type, s[1], KFT_STR);
+				t->size = rec[2];
+			} else if (k == CONSTRAINTS) {
+				struct kft_constraint *c = realloc(r->c, (r->n_c + 1) * sizeof(*c));
+
+				if (!c)
+					return -ENOMEM;
+				r->c = c;
+				c += r->n_c++;
+				memcpy(c->type, s[0], KFT_STR);
+				memcpy(c->field, s[1], KFT_STR);
+				c->value1 = rec[2];
+				c->value2 = rec[3];
+				c->op = (uint32_t)rec[4];
+			} else {
+				struct kft_annotation *a = realloc(r->a, (r->n_a + 1) * sizeof(*a));
+
+				if (!a)
+					return -ENOMEM;
+				r->a = a;
+				a += r->n_a++;
+				memcpy(a->type, s[0], KFT_STR);
+				memcpy(a->field, s[1], KFT_STR);
+				memcpy(a->linked, s[2], KFT_STR);
+				a->attrib = (uint32_t)rec[3];
+			}
+		}
+	}
+	return 0;
+}
+
+static int syz_mode(struct image *im, int lang)
+{
+	struct kft_records r = { 0 };
+	int ret;
+
+	if (im->module) {
+		fprintf(stderr, "%s: syzkaller reads the targets of vmlinux only\n", im->path);
+		return 1;
+	}
+	ret = collect(im, &r);
+	if (!ret)
+		ret = lang ? kft_syz_lang(im->path, &r) : kft_syz_check(im->path, &r);
+	free(r.t);
+	free(r.c);
+	free(r.a);
+	free(r.problems);
+	if (ret < 0)
+		return 1;
+	return ret ? 3 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct image im = { .fd = -1, .ops = &vmlinux_ops };
-	int json = 0, first = 1, r = 1;
+	int json = 0, first = 1, r = 1, syz = 0;
 	GElf_Ehdr eh;
 	size_t k;
 
 	if (argc == 3 && !strcmp(argv[1], "--json"))
 		json = 1;
+	else if (argc == 3 && !strcmp(argv[1], "--check-syzkaller"))
+		syz = 1;
+	else if (argc == 3 && !strcmp(argv[1], "--syzlang"))
+		syz = 2;
 	else if (argc != 2)
 		goto usage;
 	im.path = argv[argc - 1];
@@ -545,6 +700,10 @@ int main(int argc, char **argv)
 		if (module_open(&im) < 0)
 			goto out;
 	}
+	if (syz) {
+		r = syz_mode(&im, syz == 2);
+		goto out;
+	}
 	if (json)
 		printf("[");
 	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
@@ -561,6 +720,7 @@ out:
 		close(im.fd);
 	return r;
 usage:
-	fprintf(stderr, "Usage: %s [--json] VMLINUX|MODULE.ko\n", argv[0]);
+	fprintf(stderr, "Usage: %s [--json] VMLINUX|MODULE.ko\n"
+		"       %s --check-syzkaller|--syzlang VMLINUX\n", argv[0], argv[0]);
 	return 2;
 }

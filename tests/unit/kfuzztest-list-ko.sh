@@ -4,8 +4,10 @@
 # kernel's layouts compiled here into their sections of an ET_REL object
 # (x.ko), their strings found through the relocations, the module's name
 # from .modinfo or the file's name; the same records linked as a vmlinux
-# between the linker symbols list the same lines without the module; and
-# broken files are errors, never a crash.
+# between the linker symbols list the same lines without the module;
+# broken files are errors, never a crash; and syzkaller's rules
+# (--check-syzkaller) name each one a vmlinux with debug information
+# breaks, and pass one that keeps them, whose syzlang is as expected.
 . @TOP@/tests/unit/check.sh
 KLIST=@KLIST@
 # A sanitizer's report is exit status 99, apart from the tool's own 1.
@@ -138,5 +140,92 @@ check "x.ko cut at each 16 bytes of $size: errors, no crash" "$crashes" ""
 
 "$KLIST" >/dev/null 2>&1
 check "usage" "$?" 2
+
+# syzkaller's rules (--check-syzkaller) on a vmlinux of two compilation
+# units with debug information: a struct in a header that both use (in the
+# DWARF twice), shared by two targets, a byte buffer with only a LEN
+# annotation, a STRING annotation whose linked name is NULL, an
+# annotation naming a member the struct lacks, a bool member.  Then the
+# same targets written as the rules want: nothing broken, and --syzlang's
+# descriptions.
+cat >$T/syz.h <<'C'
+struct target { const char *name, *arg_type; unsigned long arg_size; void (*run)(void); }
+	__attribute__((aligned(32)));
+struct constraint { const char *type, *field; unsigned long v1, v2; int op; }
+	__attribute__((aligned(64)));
+struct annotation { const char *type, *field, *linked; int attrib; } __attribute__((aligned(32)));
+#define IN(s) __attribute__((section(s), used))
+#ifdef FIXED
+#define A "struct a_arg"
+#define B "struct b_arg"
+#else
+struct shared_arg { const unsigned char *buf; unsigned long len; _Bool flag; };
+#define A "struct shared_arg"
+#define B "struct shared_arg"
+#endif
+C
+cat >$T/syz1.c <<'C'
+#include "syz.h"
+#ifdef FIXED
+struct a_arg { const unsigned char *buf; unsigned long len; };
+struct a_arg a_use;
+static const struct annotation x1 IN(".kfuzztest_annotation") = { A, "buf", "", 2 };
+#else
+struct shared_arg use1;
+static const struct annotation x1 IN(".kfuzztest_annotation") = { A, "name", 0, 1 };
+#endif
+static const struct target t1 IN(".kfuzztest_target") = { "t_one", A, 24 - 8 * FIXED_SIZE, 0 };
+static const struct annotation l1 IN(".kfuzztest_annotation") = { A, "len", "buf", 0 };
+static const struct constraint c1 IN(".kfuzztest_constraint") = { A, "len", 0, 64, 3 };
+C
+cat >$T/syz2.c <<'C'
+#include "syz.h"
+#ifdef FIXED
+struct b_arg { const char *s; unsigned int n; };
+struct b_arg b_use;
+static const struct target t2 IN(".kfuzztest_target") = { "t_two", B, 16, 0 };
+static const struct annotation s2 IN(".kfuzztest_annotation") = { B, "s", "", 1 };
+#else
+struct shared_arg use2;
+static const struct target t2 IN(".kfuzztest_target") = { "t_two", B, 24, 0 };
+#endif
+C
+# Read-only data after the strings, as in vmlinux: syzkaller reads 128
+# bytes at each string, and a string in its section's last 127 is an error
+# (the first check also gets those without the tail).
+echo 'const char syz_tail[256] = { 1 };' >$T/tail.c
+syzlink() {
+	gcc -g -O0 -fno-toplevel-reorder -no-pie -static -nostdlib -Wl,-e,0 -Wl,-T,$T/kft.ld \
+		-I$T "$@" -o $T/syzlinux $T/syz1.c $T/syz2.c $T/tail.c
+}
+syzlink -DFIXED_SIZE=0
+"$KLIST" --check-syzkaller $T/syzlinux >$T/syz.out 2>&1
+check "the broken rules' exit status" "$?" 3
+grep '^FAIL' $T/syz.out | sed 's/^/# /'
+for rule in 't_one: struct shared_arg is in the DWARF 2 times' \
+	't_two: shares struct shared_arg with t_one' \
+	't_one: struct shared_arg.flag is a bool' \
+	'struct shared_arg.buf points at a buffer and has no KFUZZTEST_ANNOTATE_ARRAY' \
+	'annotation struct shared_arg.name: its linked_field_name is NULL' \
+	'an annotation names struct shared_arg.name, which struct shared_arg lacks'; do
+	check "rule broken: $rule" "$(grep -cF "$rule" $T/syz.out | sed 's/^[1-9][0-9]*$/found/')" found
+done
+syzlink -DFIXED -DFIXED_SIZE=1
+check "the rules kept" "$("$KLIST" --check-syzkaller $T/syzlinux 2>&1 | tail -n1; echo "rc=$?")" \
+	"$T/syzlinux: 2 targets, 2 structs, 1 constraints, 3 annotations: 0 of syzkaller's rules broken
+rc=0"
+check "their descriptions" "$("$KLIST" --syzlang $T/syzlinux | grep -v '^#')" "
+a_arg {
+	buf	ptr[in, array[int8]]
+	len	len[buf, int64]
+}
+
+b_arg {
+	s	ptr[in, string]
+	n	int32
+}
+
+syz_kfuzztest_run\$t_one(name ptr[in, string[\"t_one\"]], data ptr[in, a_arg], len bytesize[data], buf ptr[in, array[int8, 65536]]) (kfuzz_test)
+syz_kfuzztest_run\$t_two(name ptr[in, string[\"t_two\"]], data ptr[in, b_arg], len bytesize[data], buf ptr[in, array[int8, 65536]]) (kfuzz_test)"
 
 [ $fails -eq 0 ]

@@ -60,22 +60,35 @@ UNIT_TESTS += $(B)/unit/kfuzztest_bridge
 # built vmlinux or module (host tool, libelf).  The image carries its listing of the
 # kernel it boots, for the kfuzztest suite to compare with debugfs.
 
-$(B)/host/kfuzztest-list: tests/host/kfuzztest-list.c
+# With --check-syzkaller and --syzlang, syzkaller's view of them
+# (kfuzztest-syz.c, libdw).
+KFT_LIST_SRCS := tests/host/kfuzztest-list.c tests/host/kfuzztest-syz.c
+$(B)/host/kfuzztest-list: $(KFT_LIST_SRCS) tests/host/kfuzztest-list.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(WARN) -o $@ $< -lelf
+	$(CC) $(CFLAGS) $(WARN) -o $@ $(KFT_LIST_SRCS) -ldw -lelf
 
 # Its host test on a module (.ko) of records compiled in the test, and on
 # the same records linked as a vmlinux; the tool built with the sanitizers.
 $(B)/unit/kfuzztest_list_ko: tests/unit/kfuzztest-list-ko.sh tests/unit/check.sh \
-		tests/host/kfuzztest-list.c
+		$(KFT_LIST_SRCS) tests/host/kfuzztest-list.h
 	@mkdir -p $(@D)/kfuzztest-list-ko.d
 	$(CC) $(CFLAGS) $(WARN) $(SAN) -o $(@D)/kfuzztest-list-ko.d/kfuzztest-list \
-		tests/host/kfuzztest-list.c -lelf
+		$(KFT_LIST_SRCS) -ldw -lelf
 	sed -e 's|@KLIST@|$(CURDIR)/$(@D)/kfuzztest-list-ko.d/kfuzztest-list|' \
 		-e 's|@TOP@|$(CURDIR)|' $< >$@
 	chmod +x $@
 
 UNIT_TESTS += $(B)/unit/kfuzztest_list_ko
+
+# syzkaller's rules over the built test kernel, and the syzlang it derives.
+$(B)/unit/kfuzztest_syzkaller: tests/unit/kfuzztest-syzkaller.sh tests/unit/syzlang-check.py \
+		$(B)/host/kfuzztest-list | kernel-tree
+	@mkdir -p $(@D)
+	sed -e 's|@KLIST@|$(CURDIR)/$(B)/host/kfuzztest-list|' -e 's|@TOP@|$(CURDIR)|' \
+		-e 's|@KSRC@|$(KSRC)|' -e 's|@KBUILD@|$(KWATCH_KBUILD)|' $< >$@
+	chmod +x $@
+
+UNIT_TESTS += $(B)/unit/kfuzztest_syzkaller
 
 $(B)/guest/opt/kwatch/kfuzztest-targets.txt: $(B)/host/kfuzztest-list FORCE | modules
 	@mkdir -p $(@D)
