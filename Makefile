@@ -60,7 +60,7 @@ include tests/fuzz/fuzz.mk
 
 .PHONY: help deps kernel-tree series-export series-reset series-status \
 	kernel modules rootfs image host check unit unit-build checkpatch test vm-test \
-	debug-test kcsan-test fault-test byname-corpus cross-test storm-ab fault-sweep vm run bench stream-profile loop-bench clean \
+	debug-test kcsan-test fault-test syzkaller-check byname-corpus cross-test storm-ab fault-sweep vm run bench stream-profile loop-bench clean \
 	fresh-check install deb \
 	deb-test FORCE
 
@@ -77,6 +77,7 @@ help:
 	@echo "make storm-ab        the storm suite, a host thread per vCPU, under Debian's QEMU 7.2 and bookworm-backports' 10.0"
 	@echo "make cross-test      the series cross-built for arm64 and its KUnit suites booted under qemu-system-aarch64"
 	@echo "make byname-corpus   watching by name measured over vmlinux: shares armed, reasons (build/byname-report.txt)"
+	@echo "make syzkaller-check the fleet kernel and image for syz-manager, booted as it does, its targets checked (SYZ_VMS=)"
 	@echo "make fault-test      every control operation with its Nth allocation failed, N=1,2,..; kmemleak (KWATCH_FLAVOR=fault)"
 	@echo "make install         kwatchd, kwatchctl, kfuzztest-bridge, kfuzztest-fuzz, units, config and docs (DESTDIR=, PREFIX=/usr)"
 	@echo "make deb             the kwatch .deb (debhelper) in build/deb/"
@@ -197,6 +198,25 @@ FAULT_SUITE ?= fault
 fault-test:
 	@$(MAKE) --no-print-directory vm-test KWATCH_FLAVOR=fault SUITE=$(FAULT_SUITE) \
 		KWATCH_VM_TIMEOUT=$${KWATCH_VM_TIMEOUT:-14400}
+
+# syzkaller over many VMs (issue 32, item 2): the fleet kernel
+# (KWATCH_FLAVOR=syzkaller: a NIC, whole-kernel KCOV), syzkaller's rules
+# over its vmlinux, its syzlang descriptions, an image with sshd, one VM
+# booted as syz-manager's qemu type boots it and checked by ssh, and the
+# manager configurations for SYZ_VMS VMs, all in $(KWATCH_CACHE)/syzkaller/
+# (docs/kfuzztest-syzkaller.md).
+SYZ_VMS ?= 8
+SYZ_VMLINUX = $(KWATCH_CACHE)/build/linux-syzkaller/vmlinux
+syzkaller-check: $(B)/host/kfuzztest-list kernel-tree
+	@KWATCH_FLAVOR=syzkaller scripts/kernel.sh build
+	$(B)/host/kfuzztest-list --check-syzkaller $(SYZ_VMLINUX)
+	@mkdir -p $(KWATCH_CACHE)/syzkaller
+	$(B)/host/kfuzztest-list --syzlang $(SYZ_VMLINUX) >$(B)/syzkaller-kfuzztest.txt
+	$(B)/host/kfuzztest-list $(SYZ_VMLINUX) >$(B)/syzkaller-targets.txt
+	tests/unit/syzlang-check.py $(B)/syzkaller-kfuzztest.txt $(B)/syzkaller-targets.txt
+	@KWATCH_FLAVOR=syzkaller scripts/syzkaller.sh image
+	@KWATCH_FLAVOR=syzkaller scripts/syzkaller.sh check $(B)/syzkaller-kfuzztest.txt
+	@KWATCH_FLAVOR=syzkaller scripts/syzkaller.sh config $(SYZ_VMS)
 
 # Watching by name over the whole kernel (issue 31, item 1): the list of
 # vmlinux's canaried functions into the image, then the MANUAL suite

@@ -35,6 +35,8 @@ PACKAGES=(
 	openssl
 	# guest
 	qemu-system-x86 qemu-utils mmdebstrap debian-archive-keyring e2fsprogs
+	# make syzkaller-check: ssh into a VM as syz-manager does
+	openssh-client
 )
 
 # make cross-test only (the series on arm64): asked for with --cross.

@@ -14,10 +14,12 @@ KWATCH_JOBS=${KWATCH_JOBS:-$(($(nproc) + 1))}
 #   debug  lockdep and friends (make debug-test)
 #   kcsan  KCSAN instead of KASAN (make kcsan-test)
 #   fault  fault injection (fail-nth) and kmemleak, lockdep (make fault-test)
+#   syzkaller  a network device and whole-kernel KCOV, for syz-manager's
+#          VMs (make syzkaller-check)
 KWATCH_FLAVOR=${KWATCH_FLAVOR:-}
 case $KWATCH_FLAVOR in
-'' | debug | kcsan | fault) ;;
-*) printf 'error: KWATCH_FLAVOR=%s: only "debug", "kcsan", "fault" or empty\n' "$KWATCH_FLAVOR" >&2; exit 1 ;;
+'' | debug | kcsan | fault | syzkaller) ;;
+*) printf 'error: KWATCH_FLAVOR=%s: only "debug", "kcsan", "fault", "syzkaller" or empty\n' "$KWATCH_FLAVOR" >&2; exit 1 ;;
 esac
 _kw_sfx=${KWATCH_FLAVOR:+-$KWATCH_FLAVOR}
 
