@@ -518,6 +518,53 @@ static void range(const struct kft_records *r, const char *tag, const char *fiel
 	}
 }
 
+/*
+ * An array's element count from its length field's constraints (", LO:HI"),
+ * which syzkaller's own builder leaves out: its generated inputs then have
+ * the lengths the target accepts.  "" when unbounded or beyond a whole
+ * input (64 KiB).
+ */
+static const char *array_range(const struct kft_records *r, const char *tag, const char *field,
+			       char *buf, size_t n)
+{
+	const struct kft_annotation *len = len_of(r, tag, field);
+	uint64_t lo = 0, hi = UINT64_MAX;
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; len && i < r->n_c; i++) {
+		const struct kft_constraint *c = &r->c[i];
+
+		if (strncmp(c->type, "struct ", 7) || strcmp(c->type + 7, tag) ||
+		    strcmp(c->field, len->field))
+			continue;
+		switch (c->op) {
+		case KFT_EQ:
+			lo = hi = c->value1;
+			break;
+		case KFT_LT:
+			hi = c->value1 ? c->value1 - 1 : 0;
+			break;
+		case KFT_LE:
+			hi = c->value1;
+			break;
+		case KFT_GT:
+			lo = c->value1 + 1;
+			break;
+		case KFT_GE:
+			lo = c->value1;
+			break;
+		case KFT_IN_RANGE:
+			lo = c->value1;
+			hi = c->value2;
+			break;
+		}
+	}
+	if (hi <= 65536 && lo <= hi)
+		snprintf(buf, n, ", %" PRIu64 ":%" PRIu64, lo, hi);
+	return buf;
+}
+
 static void print_struct(const struct kft_records *r, const struct kstruct *s)
 {
 	char ty[KFT_STR], rg[64];
@@ -535,7 +582,8 @@ static void print_struct(const struct kft_records *r, const struct kstruct *s)
 		else if (a && a->attrib == KFT_STRING)
 			printf("\t%s\tptr[in, string]\n", m->name);
 		else if (a && a->attrib == KFT_ARRAY)
-			printf("\t%s\tptr[in, array[%s]]\n", m->name, ty);
+			printf("\t%s\tptr[in, array[%s%s]]\n", m->name, ty,
+			       array_range(r, s->name, m->name, rg, sizeof(rg)));
 		else if (m->kind == M_PTR_STRUCT)
 			printf("\t%s\tptr[in, %s]\n", m->name, m->ref);
 		else if (m->kind == M_PTR)

@@ -176,7 +176,7 @@ static const struct annotation x1 IN(".kfuzztest_annotation") = { A, "name", 0, 
 #endif
 static const struct target t1 IN(".kfuzztest_target") = { "t_one", A, 24 - 8 * FIXED_SIZE, 0 };
 static const struct annotation l1 IN(".kfuzztest_annotation") = { A, "len", "buf", 0 };
-static const struct constraint c1 IN(".kfuzztest_constraint") = { A, "len", 0, 64, 3 };
+static const struct constraint c1 IN(".kfuzztest_constraint") = { A, "len", 64, 0, 3 };
 C
 cat >$T/syz2.c <<'C'
 #include "syz.h"
@@ -216,7 +216,7 @@ check "the rules kept" "$("$KLIST" --check-syzkaller $T/syzlinux 2>&1 | tail -n1
 rc=0"
 check "their descriptions" "$("$KLIST" --syzlang $T/syzlinux | grep -v '^#')" "
 a_arg {
-	buf	ptr[in, array[int8]]
+	buf	ptr[in, array[int8, 0:64]]
 	len	len[buf, int64]
 }
 

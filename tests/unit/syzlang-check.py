@@ -55,8 +55,10 @@ def check_type(t, fields, refs, where, errs):
         else:
             check_type(a[1], None, refs, where, errs)
     elif name == "array":
-        if len(a) not in (1, 2) or (len(a) == 2 and not a[1].isdigit()):
-            errs.append(f"{where}: array wants [TYPE] or [TYPE, N]: '{t}'")
+        if len(a) not in (1, 2) or (len(a) == 2 and not re.match(r"^\d+(:\d+)?$", a[1])):
+            errs.append(f"{where}: array wants [TYPE], [TYPE, N] or [TYPE, LO:HI]: '{t}'")
+        elif len(a) == 2 and ":" in a[1] and int(a[1].split(":")[0]) > int(a[1].split(":")[1]):
+            errs.append(f"{where}: an empty range: '{t}'")
         else:
             check_type(a[0], None, refs, where, errs)
     elif name == "string":
