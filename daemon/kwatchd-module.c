@@ -99,11 +99,15 @@ void kwd_modules_follow(struct kwd *d)
 	else
 		r = sd_event_add_io(d->ev, &d->module_events, fd, EPOLLIN, on_uevents, d);
 	if (r < 0) {
-		log_warning_errno(r, "cannot follow module loads (uevents): %m; a watch or "
-				  "wprobe on a module is armed or reported at the next reload "
-				  "after its module is loaded");
+		/* Said once: every reload tries again. */
+		if (!d->module_events_failed)
+			log_warning_errno(r, "cannot follow module loads (uevents): %m; a watch "
+					  "or wprobe on a module is armed or reported at the next "
+					  "reload after its module is loaded");
+		d->module_events_failed = true;
 		return;
 	}
+	d->module_events_failed = false;
 	sd_event_source_set_io_fd_own(d->module_events, true);
 	fd = -1;
 }

@@ -30,7 +30,8 @@
 
 /* --- the kernel's side, in tracefs ---------------------------------------- */
 
-bool wprobe_supported(const char *tracefs)
+/* tracefs/README holds @a or @b (NULL: only @a). */
+static bool readme_says(const char *tracefs, const char *a, const char *b)
 {
 	_cleanup_free_ char *readme = NULL;
 	char path[PATH_MAX];
@@ -38,20 +39,19 @@ bool wprobe_supported(const char *tracefs)
 	snprintf(path, sizeof(path), "%s/README", tracefs);
 	if (kw_read_file(path, 1 << 20, &readme, NULL) < 0)
 		return false;
+	return strstr(readme, a) || (b && strstr(readme, b));
+}
+
+bool wprobe_supported(const char *tracefs)
+{
 	/* "w[maxrate][:" since the hit-storm guard, "w[:" before it */
-	return strstr(readme, "w[:") || strstr(readme, "w[maxrate][:");
+	return readme_says(tracefs, "w[:", "w[maxrate][:");
 }
 
 bool wprobe_module_supported(const char *tracefs)
 {
-	_cleanup_free_ char *readme = NULL;
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/README", tracefs);
-	if (kw_read_file(path, 1 << 20, &readme, NULL) < 0)
-		return false;
 	/* the wprobe's "addr:" line since MODULE:SYMBOL */
-	return strstr(readme, "addr: [<module>:]<symbol>[+|-<offset>]");
+	return readme_says(tracefs, "addr: [<module>:]<symbol>[+|-<offset>]", NULL);
 }
 
 int wprobe_instance_open(const char *tracefs, const char *instance, char *pipe, size_t n)
@@ -239,15 +239,23 @@ int wprobe_remove_stale(const char *tracefs, const char *instance,
 
 /* --- a module's symbol: the kernel follows it into each load --------------- */
 
-/* wprobe_armed or wprobe_waiting for @f, whose module is @name. */
+/* wprobe_armed (@loaded) or wprobe_waiting for @f: its module @why (was
+ * loaded, is not loaded, ...); @why NULL: loaded, but without the symbol. */
 static void module_state(struct kwd *d, const struct kw_file *f, bool loaded, const char *why)
 {
 	json_object *ev = kw_event_new(loaded ? "wprobe_armed" : "wprobe_waiting");
-	char reason[KW_MODULE_MAX + KW_SYM_MAX + 96];
+	char reason[KW_MODULE_MAX + KW_SYM_MAX + 160];
 
-	snprintf(reason, sizeof(reason), loaded ? "module %s %s: watching %s in it" :
-		 "module %s %s: %s is watched when it is loaded", f->wprobe.module, why,
-		 f->wprobe.symbol);
+	if (loaded)
+		snprintf(reason, sizeof(reason), "module %s %s: watching %s in it",
+			 f->wprobe.module, why, f->wprobe.symbol);
+	else if (why)
+		snprintf(reason, sizeof(reason), "module %s %s: %s is watched when it is loaded",
+			 f->wprobe.module, why, f->wprobe.symbol);
+	else
+		snprintf(reason, sizeof(reason), "module %s was loaded, but the kernel found no "
+			 "%s in it (or it is not aligned to its length): watched in a load that "
+			 "has it", f->wprobe.module, f->wprobe.symbol);
 	log_info("%s: %s", f->name, reason);
 	if (!ev)
 		return;
@@ -259,15 +267,49 @@ static void module_state(struct kwd *d, const struct kw_file *f, bool loaded, co
 	kwd_emit(d, ev);
 }
 
+/*
+ * The kernel's state of wprobe @name (wprobe_profile's last column:
+ * armed, off, waiting, disarmed:...) into @buf; "" if not found.
+ */
+static void profile_state(const char *tracefs, const char *name, char *buf, size_t n)
+{
+	_cleanup_free_ char *text = NULL;
+	char path[PATH_MAX], *line, *save = NULL, *first, *last;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/wprobe_profile", tracefs);
+	if (kw_read_file(path, 1 << 20, &text, NULL) < 0)
+		return;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		first = line + strspn(line, " ");
+		if (strncmp(first, name, strlen(name)) || first[strlen(name)] != ' ')
+			continue;
+		last = strrchr(line, ' ');
+		if (last)
+			kw_strlcpy(buf, last + 1, n);
+		return;
+	}
+}
+
 void kwd_wprobes_module(struct kwd *d, const char *name, bool loaded)
 {
+	char state[32];
 	size_t i;
 
 	for (i = 0; i < d->n_cur; i++) {
 		const struct kw_file *f = &d->cur[i];
 
-		if (f->kind == KW_WPROBE && f->wprobe.enabled && !strcmp(f->wprobe.module, name))
-			module_state(d, f, loaded, loaded ? "was loaded" : "was unloaded");
+		if (f->kind != KW_WPROBE || !f->wprobe.enabled || strcmp(f->wprobe.module, name))
+			continue;
+		/* Loaded, the kernel says whether it found the symbol in it. */
+		if (loaded) {
+			profile_state(d->set.tracefs, f->wprobe.name, state, sizeof(state));
+			if (!strcmp(state, "waiting")) {
+				module_state(d, f, false, NULL);
+				continue;
+			}
+		}
+		module_state(d, f, loaded, loaded ? "was loaded" : "was unloaded");
 	}
 }
 

@@ -55,6 +55,7 @@ struct kwd {
 	/* Module loads and unloads, from the first watch or wprobe on a
 	 * module (kwatchd-module.c). */
 	sd_event_source *module_events;
+	bool module_events_failed;	/* said once */
 
 	bool journal_failing;	/* said once until a send works again */
 	sd_event_source *conf_src[_KW_KIND_MAX + 1];
