@@ -60,13 +60,21 @@ struct kstruct {
 	uint64_t size;
 	struct member m[MEMBERS_MAX];
 	size_t n_m;
+	bool too_many;			/* members past MEMBERS_MAX */
+	bool reached;			/* a struct's pointer points at it */
 	bool parsed;
 };
 
 struct dwarf_view {
 	struct kstruct s[STRUCTS_MAX];
 	size_t n;
+	bool too_many;			/* structs past STRUCTS_MAX */
 };
+
+/* What peel() went through on its way to a type. */
+#define Q_TYPEDEF	0x1
+#define Q_VOLATILE	0x2
+#define Q_RESTRICT	0x4
 
 static struct kstruct *find_struct(struct dwarf_view *v, const char *name)
 {
@@ -82,28 +90,43 @@ static struct kstruct *want_struct(struct dwarf_view *v, const char *name)
 {
 	struct kstruct *s = find_struct(v, name);
 
-	if (s || v->n == STRUCTS_MAX)
+	if (s)
 		return s;
+	if (v->n == STRUCTS_MAX) {
+		v->too_many = true;
+		return NULL;
+	}
 	s = &v->s[v->n++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", name);
 	return s;
 }
 
-/* @die's type with typedefs and qualifiers peeled; false if none (void). */
-static bool peel(Dwarf_Die *die, Dwarf_Die *out)
+/* @die's type with typedefs and qualifiers peeled; false if none (void).
+ * *@q gets what was peeled (Q_*). */
+static bool peel(Dwarf_Die *die, Dwarf_Die *out, unsigned int *q)
 {
 	Dwarf_Attribute a;
 	Dwarf_Die cur = *die;
 
+	*q = 0;
 	for (;;) {
 		if (!dwarf_attr_integrate(&cur, DW_AT_type, &a) || !dwarf_formref_die(&a, out))
 			return false;
 		switch (dwarf_tag(out)) {
 		case DW_TAG_typedef:
-		case DW_TAG_const_type:
+			*q |= Q_TYPEDEF;
+			cur = *out;
+			continue;
 		case DW_TAG_volatile_type:
+			*q |= Q_VOLATILE;
+			cur = *out;
+			continue;
 		case DW_TAG_restrict_type:
+			*q |= Q_RESTRICT;
+			cur = *out;
+			continue;
+		case DW_TAG_const_type:
 		case DW_TAG_atomic_type:
 			cur = *out;
 			continue;
@@ -144,6 +167,8 @@ static void parse_member(struct dwarf_view *v, Dwarf_Die *md, struct member *m)
 	Dwarf_Die t, p, sub;
 	Dwarf_Attribute a;
 	Dwarf_Word n;
+	unsigned int q, pq;
+	struct kstruct *ref;
 	const char *name = dwarf_diename(md);
 
 	snprintf(m->name, sizeof(m->name), "%s", name ? name : "");
@@ -153,22 +178,39 @@ static void parse_member(struct dwarf_view *v, Dwarf_Die *md, struct member *m)
 		m->why = "a bitfield";
 		return;
 	}
-	if (!peel(md, &t)) {
+	if (!peel(md, &t, &q)) {
 		m->why = "no type";
+		return;
+	}
+	if (q & (Q_VOLATILE | Q_RESTRICT)) {
+		m->why = q & Q_VOLATILE ? "volatile" : "restrict";
 		return;
 	}
 	switch (dwarf_tag(&t)) {
 	case DW_TAG_pointer_type:
 		m->size = 8;
-		if (!peel(&t, &p)) {
+		if (!peel(&t, &p, &pq)) {
 			m->kind = M_PTR;	/* void * */
 			m->elem = 0;
 			return;
 		}
+		if (pq & Q_VOLATILE) {
+			m->why = "a pointer to volatile";
+			return;
+		}
+		if (dwarf_tag(&p) == DW_TAG_structure_type && (pq & Q_TYPEDEF)) {
+			m->why = "a pointer to a typedef of a struct (syzkaller follows struct TAG only)";
+			return;
+		}
 		if (dwarf_tag(&p) == DW_TAG_structure_type && dwarf_diename(&p)) {
-			m->kind = M_PTR_STRUCT;
 			snprintf(m->ref, sizeof(m->ref), "%s", dwarf_diename(&p));
-			want_struct(v, m->ref);
+			ref = want_struct(v, m->ref);
+			if (!ref) {
+				m->why = "past the structs this check follows";
+				return;
+			}
+			ref->reached = true;
+			m->kind = M_PTR_STRUCT;
 			return;
 		}
 		if (dwarf_tag(&p) == DW_TAG_subroutine_type) {
@@ -182,15 +224,27 @@ static void parse_member(struct dwarf_view *v, Dwarf_Die *md, struct member *m)
 			m->why = "a pointer to a pointer";
 		return;
 	case DW_TAG_array_type:
-		if (!peel(&t, &p) || !(m->elem = int_size(&p, &m->why)))
+		if (!peel(&t, &p, &pq) || !(m->elem = int_size(&p, &m->why)))
 			return;
-		m->count = 0;
-		if (dwarf_child(&t, &sub) == 0 && dwarf_attr(&sub, DW_AT_upper_bound, &a) &&
-		    dwarf_formudata(&a, &n) == 0)
+		if (dwarf_child(&t, &sub) || dwarf_tag(&sub) != DW_TAG_subrange_type) {
+			m->why = "an array without bounds";
+			return;
+		}
+		if (dwarf_siblingof(&sub, &sub) == 0) {
+			m->why = "an array of arrays";
+			return;
+		}
+		dwarf_child(&t, &sub);
+		if (dwarf_attr(&sub, DW_AT_upper_bound, &a) && dwarf_formudata(&a, &n) == 0)
 			m->count = n + 1;
-		else if (dwarf_child(&t, &sub) == 0 && dwarf_attr(&sub, DW_AT_count, &a) &&
-			 dwarf_formudata(&a, &n) == 0)
+		else if (dwarf_attr(&sub, DW_AT_count, &a) && dwarf_formudata(&a, &n) == 0)
 			m->count = n;
+		else
+			m->count = 0;
+		if (!m->count) {
+			m->why = "a flexible array";
+			return;
+		}
 		m->kind = M_ARRAY;
 		return;
 	case DW_TAG_structure_type:
@@ -215,8 +269,12 @@ static void parse_struct(struct dwarf_view *v, struct kstruct *s, Dwarf_Die *die
 	if (dwarf_child(die, &c))
 		return;
 	do {
-		if (dwarf_tag(&c) != DW_TAG_member || s->n_m == MEMBERS_MAX)
+		if (dwarf_tag(&c) != DW_TAG_member)
 			continue;
+		if (s->n_m == MEMBERS_MAX) {
+			s->too_many = true;
+			continue;
+		}
 		parse_member(v, &c, &s->m[s->n_m++]);
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
@@ -288,6 +346,23 @@ static int load(const char *path, const struct kft_records *r, struct dwarf_view
 	return 0;
 }
 
+/* The structs of @r's targets and those they reach, from @path's DWARF,
+ * in *@v (freed by the caller); -errno. */
+static int view_of(const char *path, const struct kft_records *r, struct dwarf_view **v)
+{
+	int ret;
+
+	*v = calloc(1, sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	ret = load(path, r, *v);
+	if (ret < 0) {
+		free(*v);
+		*v = NULL;
+	}
+	return ret;
+}
+
 static const struct kft_annotation *annotation(const struct kft_records *r, const char *tag,
 					       const char *field, int attrib)
 {
@@ -337,8 +412,10 @@ static void __attribute__((format(printf, 1, 2))) rule(const char *fmt, ...)
 	broken++;
 }
 
-/* The rules for struct @s, of target @t (or reached from it). */
-static void check_struct(const struct kft_records *r, const struct kstruct *s, const char *t)
+/* The rules for struct @s, of target @t (@top), or reached from one
+ * through a pointer (syzkaller emits those once, whatever the DWARF). */
+static void check_struct(const struct kft_records *r, const struct kstruct *s, const char *t,
+			 bool top)
 {
 	const struct kft_annotation *a;
 	size_t i;
@@ -347,7 +424,13 @@ static void check_struct(const struct kft_records *r, const struct kstruct *s, c
 		rule("%s: struct %s is not in the DWARF", t, s->name);
 		return;
 	}
-	if (s->defs + s->decls > 1)
+	if (top && s->reached)
+		rule("%s: struct %s is a target's and a pointer of a target's struct points at "
+		     "it: syzkaller emits it twice", t, s->name);
+	if (s->too_many)
+		rule("%s: struct %s has more than %d members, which this check does not read", t,
+		     s->name, MEMBERS_MAX);
+	if (top && s->defs + s->decls > 1)
 		rule("%s: struct %s is in the DWARF %u times (%u definitions, %u declarations): "
 		     "syzkaller emits each and its compiler refuses the redeclaration; define it "
 		     "once, in the target's .c file", t, s->name, s->defs + s->decls, s->defs,
@@ -423,16 +506,14 @@ static void check_struct(const struct kft_records *r, const struct kstruct *s, c
 
 int kft_syz_check(const char *path, const struct kft_records *r)
 {
-	struct dwarf_view *v = calloc(1, sizeof(*v));
+	struct dwarf_view *v;
 	const char *p, *nl;
 	size_t i, j;
 	int ret;
 
-	if (!v)
-		return -ENOMEM;
-	ret = load(path, r, v);
+	ret = view_of(path, r, &v);
 	if (ret < 0)
-		goto out;
+		return ret;
 	broken = 0;
 	for (p = r->problems; p && *p; p = nl + 1) {
 		nl = strchr(p, '\n');
@@ -458,7 +539,7 @@ int kft_syz_check(const char *path, const struct kft_records *r)
 		if (s->defs && s->size != t->size)
 			rule("%s: %s is %" PRIu64 " bytes in the DWARF, %" PRIu64 " in the record",
 			     t->name, t->type, s->size, t->size);
-		check_struct(r, s, t->name);
+		check_struct(r, s, t->name, true);
 	}
 	/* The structs the targets' pointers reach. */
 	for (i = 0; i < v->n; i++) {
@@ -467,12 +548,13 @@ int kft_syz_check(const char *path, const struct kft_records *r)
 		for (j = 0; j < r->n_t; j++)
 			top |= !strcmp(r->t[j].type + 7, v->s[i].name);
 		if (!top)
-			check_struct(r, &v->s[i], "(reached by a pointer)");
+			check_struct(r, &v->s[i], "(reached by a pointer)", false);
 	}
+	if (v->too_many)
+		rule("more than %d structs reached: the rest were not checked", STRUCTS_MAX);
 	printf("%s: %zu targets, %zu structs, %zu constraints, %zu annotations: %d of "
 	       "syzkaller's rules broken\n", path, r->n_t, v->n, r->n_c, r->n_a, broken);
 	ret = broken;
-out:
 	free(v);
 	return ret;
 }
@@ -602,15 +684,13 @@ static void print_struct(const struct kft_records *r, const struct kstruct *s)
 
 int kft_syz_lang(const char *path, const struct kft_records *r)
 {
-	struct dwarf_view *v = calloc(1, sizeof(*v));
+	struct dwarf_view *v;
 	size_t i;
 	int ret;
 
-	if (!v)
-		return -ENOMEM;
-	ret = load(path, r, v);
+	ret = view_of(path, r, &v);
 	if (ret < 0)
-		goto out;
+		return ret;
 	printf("# KFuzzTest targets of %s, as syzkaller's pkg/kfuzztest describes\n"
 	       "# them (kfuzztest-list --syzlang): for sys/linux/, beside kfuzztest.txt's\n"
 	       "# syz_kfuzztest_run, which writes each encoded input to\n"
@@ -618,11 +698,16 @@ int kft_syz_lang(const char *path, const struct kft_records *r)
 	for (i = 0; i < v->n; i++)
 		if (v->s[i].defs)
 			print_struct(r, &v->s[i]);
-	for (i = 0; i < r->n_t; i++)
+	for (i = 0; i < r->n_t; i++) {
+		if (strncmp(r->t[i].type, "struct ", 7)) {
+			printf("# %s: its argument is '%s', not a struct: not described\n",
+			       r->t[i].name, r->t[i].type);
+			continue;
+		}
 		printf("syz_kfuzztest_run$%s(name ptr[in, string[\"%s\"]], data ptr[in, %s], "
 		       "len bytesize[data], buf ptr[in, array[int8, 65536]]) (kfuzz_test)\n",
 		       r->t[i].name, r->t[i].name, r->t[i].type + 7);
-out:
+	}
 	free(v);
 	return ret;
 }

@@ -145,7 +145,8 @@ check "usage" "$?" 2
 # units with debug information: a struct in a header that both use (in the
 # DWARF twice), shared by two targets, a byte buffer with only a LEN
 # annotation, a STRING annotation whose linked name is NULL, an
-# annotation naming a member the struct lacks, a bool member.  Then the
+# annotation naming a member the struct lacks, a bool, an array of
+# arrays, a pointer to a typedef'd struct and a volatile member.  Then the
 # same targets written as the rules want: nothing broken, and --syzlang's
 # descriptions.
 cat >$T/syz.h <<'C'
@@ -159,7 +160,11 @@ struct annotation { const char *type, *field, *linked; int attrib; } __attribute
 #define A "struct a_arg"
 #define B "struct b_arg"
 #else
-struct shared_arg { const unsigned char *buf; unsigned long len; _Bool flag; };
+typedef struct inner { int x; } inner_t;
+struct shared_arg {
+	const unsigned char *buf; unsigned long len; _Bool flag; unsigned char grid[2][3];
+	inner_t *in; volatile int v;
+};
 #define A "struct shared_arg"
 #define B "struct shared_arg"
 #endif
@@ -174,7 +179,7 @@ static const struct annotation x1 IN(".kfuzztest_annotation") = { A, "buf", "", 
 struct shared_arg use1;
 static const struct annotation x1 IN(".kfuzztest_annotation") = { A, "name", 0, 1 };
 #endif
-static const struct target t1 IN(".kfuzztest_target") = { "t_one", A, 24 - 8 * FIXED_SIZE, 0 };
+static const struct target t1 IN(".kfuzztest_target") = { "t_one", A, 40 - 24 * FIXED_SIZE, 0 };
 static const struct annotation l1 IN(".kfuzztest_annotation") = { A, "len", "buf", 0 };
 static const struct constraint c1 IN(".kfuzztest_constraint") = { A, "len", 64, 0, 3 };
 C
@@ -187,7 +192,7 @@ static const struct target t2 IN(".kfuzztest_target") = { "t_two", B, 16, 0 };
 static const struct annotation s2 IN(".kfuzztest_annotation") = { B, "s", "", 1 };
 #else
 struct shared_arg use2;
-static const struct target t2 IN(".kfuzztest_target") = { "t_two", B, 24, 0 };
+static const struct target t2 IN(".kfuzztest_target") = { "t_two", B, 40, 0 };
 #endif
 C
 # Read-only data after the strings, as in vmlinux: syzkaller reads 128
@@ -207,7 +212,10 @@ for rule in 't_one: struct shared_arg is in the DWARF 2 times' \
 	't_one: struct shared_arg.flag is a bool' \
 	'struct shared_arg.buf points at a buffer and has no KFUZZTEST_ANNOTATE_ARRAY' \
 	'annotation struct shared_arg.name: its linked_field_name is NULL' \
-	'an annotation names struct shared_arg.name, which struct shared_arg lacks'; do
+	'an annotation names struct shared_arg.name, which struct shared_arg lacks' \
+	'struct shared_arg.grid is an array of arrays' \
+	'struct shared_arg.in is a pointer to a typedef of a struct' \
+	'struct shared_arg.v is volatile'; do
 	check "rule broken: $rule" "$(grep -cF "$rule" $T/syz.out | sed 's/^[1-9][0-9]*$/found/')" found
 done
 syzlink -DFIXED -DFIXED_SIZE=1
