@@ -226,6 +226,14 @@ t_module_symbol() {
 	echo 'w:kw_nosym w@kwatch_wprobe_target:kwt_no_such_var:8' >>$DE 2>/dev/null &&
 		fail "a symbol the loaded module lacks was accepted" && return 1
 	tail -n 3 $T/error_log | grep -q 'Invalid watch address or symbol' || fail "error_log: $(tail -n 3 $T/error_log)" || return 1
+	# A module without a symbol, or a symbol with no module, is refused;
+	# a length may still be written +8.
+	for bad in 'kwatch_wprobe_target:' ':kwt_var' 'kwatch_wprobe_target:+8'; do
+		echo "w:kw_bad w@$bad" >>$DE 2>/dev/null && { fail "w@$bad accepted"; return 1; }
+	done
+	echo 'w:kw_plus w@kwt_var:+8' >>$DE || fail "w@kwt_var:+8 refused: $(tail -n 2 $T/error_log)" || return 1
+	grep -q 'w:wprobes/kw_plus w@kwt_var:8' $DE || fail "kw_plus: $(cat $DE)" || return 1
+	echo '-:kw_plus' >>$DE
 	echo 0 >$T/events/wprobes/kw_plain/enable
 	reports=$(dmesg | tail -n +$((d0 + 1)) | grep -E 'BUG:|WARNING:|KASAN|general protection')
 	[ -z "$reports" ] || { echo "$reports" | head -20; fail "kernel reports across the unload and reload"; return 1; }
