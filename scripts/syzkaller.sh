@@ -121,8 +121,10 @@ check() {
 		-append "$SYZ_CMDLINE root=/dev/vda" \
 		>"$log" 2>&1 &
 	pid=$!
-	# The VM goes with the script, whatever stops it.
-	trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null' EXIT
+	# The VM goes with the script, whatever stops it (a global: the trap
+	# runs outside this function).
+	SYZ_VM_PID=$pid
+	trap 'kill "${SYZ_VM_PID:-}" 2>/dev/null; wait "${SYZ_VM_PID:-}" 2>/dev/null || true' EXIT
 	ssh=(ssh -p "$port" -i "$OUT/key" -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
 		-o BatchMode=yes -o ConnectTimeout=10 -o LogLevel=error root@localhost)
 	up=
@@ -163,6 +165,7 @@ check() {
 	sleep 5
 	kill $pid 2>/dev/null || true
 	wait $pid 2>/dev/null || true
+	trap - EXIT
 	{ grep -E 'BUG:|WARNING:|KASAN:' "$log" || true; } | head -5 | sed 's/^/# kernel: /'
 	if grep -qE 'BUG:|WARNING:|KASAN:' "$log"; then
 		echo "not ok 5 - no kernel report during the boot and the checks"
