@@ -363,13 +363,19 @@ static int view_of(const char *path, const struct kft_records *r, struct dwarf_v
 	return ret;
 }
 
+/* A record's input type @type ("struct TAG") names struct @tag. */
+static bool of_struct(const char *type, const char *tag)
+{
+	return !strncmp(type, "struct ", 7) && !strcmp(type + 7, tag);
+}
+
 static const struct kft_annotation *annotation(const struct kft_records *r, const char *tag,
 					       const char *field, int attrib)
 {
 	size_t i;
 
 	for (i = 0; i < r->n_a; i++)
-		if (!strncmp(r->a[i].type, "struct ", 7) && !strcmp(r->a[i].type + 7, tag) &&
+		if (of_struct(r->a[i].type, tag) &&
 		    !strcmp(r->a[i].field, field) && (attrib < 0 || (int)r->a[i].attrib == attrib))
 			return &r->a[i];
 	return NULL;
@@ -382,7 +388,7 @@ static const struct kft_annotation *len_of(const struct kft_records *r, const ch
 	size_t i;
 
 	for (i = 0; i < r->n_a; i++)
-		if (!strncmp(r->a[i].type, "struct ", 7) && !strcmp(r->a[i].type + 7, tag) &&
+		if (of_struct(r->a[i].type, tag) &&
 		    r->a[i].attrib == KFT_LEN && !strcmp(r->a[i].linked, field))
 			return &r->a[i];
 	return NULL;
@@ -472,7 +478,7 @@ static void check_struct(const struct kft_records *r, const struct kstruct *s, c
 		const struct member *f, *l;
 
 		a = &r->a[i];
-		if (strncmp(a->type, "struct ", 7) || strcmp(a->type + 7, s->name))
+		if (!of_struct(a->type, s->name))
 			continue;
 		f = member(s, a->field);
 		if (!f) {
@@ -497,7 +503,7 @@ static void check_struct(const struct kft_records *r, const struct kstruct *s, c
 	for (i = 0; i < r->n_c; i++) {
 		const struct kft_constraint *c = &r->c[i];
 
-		if (!strncmp(c->type, "struct ", 7) && !strcmp(c->type + 7, s->name) &&
+		if (of_struct(c->type, s->name) &&
 		    !member(s, c->field))
 			rule("%s: a constraint names %s.%s, which struct %s lacks", t, c->type,
 			     c->field, s->name);
@@ -576,7 +582,7 @@ static void range(const struct kft_records *r, const char *tag, const char *fiel
 	for (i = 0; i < r->n_c; i++) {
 		const struct kft_constraint *c = &r->c[i];
 
-		if (strncmp(c->type, "struct ", 7) || strcmp(c->type + 7, tag) ||
+		if (!of_struct(c->type, tag) ||
 		    strcmp(c->field, field))
 			continue;
 		switch (c->op) {
@@ -617,7 +623,7 @@ static const char *array_range(const struct kft_records *r, const char *tag, con
 	for (i = 0; len && i < r->n_c; i++) {
 		const struct kft_constraint *c = &r->c[i];
 
-		if (strncmp(c->type, "struct ", 7) || strcmp(c->type + 7, tag) ||
+		if (!of_struct(c->type, tag) ||
 		    strcmp(c->field, len->field))
 			continue;
 		switch (c->op) {
